@@ -1,0 +1,148 @@
+/// \file main.cpp
+/// fegpu-kk input.yaml [--output-dir DIR] [--check] [--quiet] [kokkos options]
+/// Exit status: 0 success, 1 usage error, 2 bad input, 3 the run failed.
+#include "fegpu/core/error.hpp"
+#include "fegpu/core/module.hpp"
+#include "fegpu/input/input.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+constexpr int kUsage = 1, kBadInput = 2, kRunFailed = 3;
+
+void print_help() {
+  std::printf("usage: fegpu-kk INPUT.yaml [--output-dir DIR] [--check] [--quiet] [--kokkos-... options]\n"
+              "       fegpu-kk --help | --version\n\n"
+              "Runs the finite-element simulation that INPUT.yaml describes and writes Exodus II output.\n"
+              "  --output-dir DIR  where output files go (default: the current folder)\n"
+              "  --check           validate the input (including the mesh) and exit\n"
+              "  --quiet           print nothing but errors\n"
+              "  --kokkos-help     Kokkos' own options (threads, device, tools)\n\n"
+              "Physics modules:\n");
+  for (const auto &m : fegpu::ModuleRegistry::instance().modules())
+    std::printf("  %-22s %s\n", m.name.c_str(), m.description.c_str());
+  std::printf("\nExit status: 0 success, 1 usage, 2 bad input, 3 the run failed.\n");
+}
+
+void print_version() {
+  std::printf("fegpu-kk %s\n", FEGPU_VERSION);
+  std::printf("Kokkos %d.%d.%d\n", KOKKOS_VERSION / 10000, KOKKOS_VERSION / 100 % 100, KOKKOS_VERSION % 100);
+  std::printf("execution space: %s\n", Kokkos::DefaultExecutionSpace::name());
+  std::printf("backends:");
+#ifdef KOKKOS_ENABLE_CUDA
+  std::printf(" Cuda");
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  std::printf(" OpenMP");
+#endif
+#ifdef KOKKOS_ENABLE_THREADS
+  std::printf(" Threads");
+#endif
+#ifdef KOKKOS_ENABLE_SERIAL
+  std::printf(" Serial");
+#endif
+  std::printf("\n");
+#ifdef KOKKOS_ENABLE_CUDA
+  cudaDeviceProp prop;
+  int dev = 0;
+  if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+    std::printf("device: %s (compute capability %d.%d)\n", prop.name, prop.major, prop.minor);
+  else
+    std::printf("device: none found\n");
+#else
+  std::printf("device: host (%d threads)\n", Kokkos::DefaultExecutionSpace().concurrency());
+#endif
+#ifdef FEGPU_HAVE_KOKKOSKERNELS
+  std::printf("KokkosKernels: yes\n");
+#else
+  std::printf("KokkosKernels: no\n");
+#endif
+}
+
+int run(int argc, char **argv) {
+  std::string input;
+  fegpu::RunOptions opts;
+  bool check = false, help = false, version = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") help = true;
+    else if (a == "--version") version = true;
+    else if (a == "--check") check = true;
+    else if (a == "--quiet" || a == "-q") opts.quiet = true;
+    else if (a == "--output-dir") {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "fegpu-kk: --output-dir needs a folder\n");
+        return kUsage;
+      }
+      opts.output_dir = argv[++i];
+    } else if (a.rfind("--output-dir=", 0) == 0) opts.output_dir = a.substr(13);
+    else if (a.size() > 1 && a[0] == '-') {
+      std::fprintf(stderr, "fegpu-kk: unknown option '%s' (see --help)\n", a.c_str());
+      return kUsage;
+    } else if (input.empty()) input = a;
+    else {
+      std::fprintf(stderr, "fegpu-kk: more than one input file given ('%s', '%s')\n", input.c_str(), a.c_str());
+      return kUsage;
+    }
+  }
+  if (help) {
+    print_help();
+    return 0;
+  }
+  if (version) {
+    print_version();
+    return 0;
+  }
+  if (input.empty()) {
+    std::fprintf(stderr, "fegpu-kk: no input file (see --help)\n");
+    return kUsage;
+  }
+  opts.input_file = input;
+  opts.progress = !opts.quiet && isatty(STDERR_FILENO);
+
+  try {
+    const fegpu::Input in = fegpu::Input::from_file(input);
+    const fegpu::InputNode root = in.root();
+    const fegpu::InputNode physics = root.child("physics");
+    const auto &module = fegpu::ModuleRegistry::instance().find(physics.as<std::string>(), physics);
+    auto sim = module.factory(root, opts);
+    in.check_unused();
+    sim->setup();
+    if (check) {
+      if (!opts.quiet) std::printf("%s: input is valid\n", input.c_str());
+      return 0;
+    }
+    if (!std::filesystem::is_directory(opts.output_dir)) {
+      std::error_code ec;
+      std::filesystem::create_directories(opts.output_dir, ec);
+      if (ec) throw fegpu::InputError("cannot create output folder '" + opts.output_dir + "': " + ec.message());
+    }
+    sim->run();
+  } catch (const fegpu::InputError &e) {
+    std::fprintf(stderr, "fegpu-kk: error: %s\n", e.what());
+    return kBadInput;
+  } catch (const fegpu::RunError &e) {
+    std::fprintf(stderr, "fegpu-kk: run failed: %s\n", e.what());
+    return kRunFailed;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "fegpu-kk: run failed: %s\n", e.what());
+    return kRunFailed;
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  // Kokkos takes its own --kokkos-* options out of argv.
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  return run(argc, argv);
+}

@@ -1,0 +1,23 @@
+# Sourced by the ci/ scripts: decides whether commands run in the host or in the sid root.
+FEGPU_ROOT=${FEGPU_ROOT:-/opt/fegpu-sid}
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# In the root the repository is bind-mounted at the same path, so paths stay valid.
+in_env() {
+  if [ -f "$FEGPU_ROOT/.fegpu-ready" ] && [ "${FEGPU_USE_HOST:-}" != 1 ]; then
+    local d
+    for d in proc sys dev dev/pts; do
+      mountpoint -q "$FEGPU_ROOT/$d" || mount --bind "/$d" "$FEGPU_ROOT/$d"
+    done
+    # The repository and /tmp appear at the same paths inside the root.
+    mkdir -p "$FEGPU_ROOT$REPO"
+    mountpoint -q "$FEGPU_ROOT$REPO" || mount --bind "$REPO" "$FEGPU_ROOT$REPO"
+    mountpoint -q "$FEGPU_ROOT/tmp" || mount --bind /tmp "$FEGPU_ROOT/tmp"
+    local outside_pwd=$PWD
+    case "$outside_pwd" in "$REPO"*) ;; *) outside_pwd=$REPO ;; esac
+    chroot "$FEGPU_ROOT" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root TERM="${TERM:-dumb}" \
+      OMP_PROC_BIND="${OMP_PROC_BIND:-false}" CTEST_OUTPUT_ON_FAILURE=1 \
+      /bin/bash -c 'cd "$0" && exec "$@"' "$outside_pwd" "$@"
+  else
+    "$@"
+  fi
+}

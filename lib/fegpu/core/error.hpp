@@ -1,0 +1,38 @@
+#pragma once
+/// \file error.hpp
+/// Project exceptions. Each carries what went wrong and, where known, where (file:line:column and
+/// the input key path). The application maps InputError to exit status 2, RunError to 3.
+#include <stdexcept>
+#include <string>
+
+namespace fegpu {
+
+/// Where in an input file a value came from.
+struct SourceLocation {
+  std::string file;
+  int line = -1;   ///< 1-based, -1 if unknown
+  int column = -1; ///< 1-based, -1 if unknown
+  std::string str() const;
+};
+
+/// Bad input: the user can fix it by editing the input or the files it names.
+class InputError : public std::runtime_error {
+public:
+  InputError(const std::string &message, const SourceLocation &where = {}, const std::string &key_path = {});
+};
+
+/// The run itself failed (instability, NaN, an I/O failure while writing results).
+class RunError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Throws RunError naming the source location of a failed internal check.
+[[noreturn]] void fail(const char *condition, const char *file, int line, const std::string &message);
+
+} // namespace fegpu
+
+#define FEGPU_CHECK(cond, msg)                                                                     \
+  do {                                                                                             \
+    if (!(cond)) ::fegpu::fail(#cond, __FILE__, __LINE__, (msg));                                  \
+  } while (0)

@@ -1,0 +1,43 @@
+#pragma once
+/// \file types.hpp
+/// The one place that names fegpu-kk's scalar and index types, execution and memory spaces and
+/// the View aliases of mesh and field data. Every alias says its shape.
+#include <Kokkos_Core.hpp>
+#include <Kokkos_Profiling_ScopedRegion.hpp>
+#include <cstdint>
+
+namespace fegpu {
+
+using Real = double;
+using Index = int;        ///< local entity index (nodes, elements, facets) on one process
+using GlobalId = int64_t; ///< global id, kept beside local indices for later domain decomposition
+
+using ExecSpace = Kokkos::DefaultExecutionSpace;
+using MemSpace = ExecSpace::memory_space;
+using HostExec = Kokkos::DefaultHostExecutionSpace;
+
+template <class T> using DeviceView = Kokkos::View<T, MemSpace>;
+
+using RealView = DeviceView<Real *>;        // (entity)
+using IndexView = DeviceView<Index *>;      // (entity)
+using GlobalIdView = DeviceView<GlobalId *>; // (entity)
+using CoordView = DeviceView<Real *[3]>;    // (node, xyz): z is 0 for planar meshes
+using ConnView = DeviceView<Index **>;      // (element, local node)
+using Vec2View = DeviceView<Real *[2]>;     // (node, component) for 2D vector fields
+using Vec3View = DeviceView<Real *[3]>;     // (node, component) for 3D vector fields
+/// Nodal degrees of freedom, (node, component). Layout left on every backend: component-major,
+/// so a flat index `comp * num_nodes + node` is contiguous and vector kernels see one array.
+using DofView = Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace>;
+
+/// A compressed-row map from one entity kind to another, e.g. node -> incident elements.
+struct Crs {
+  IndexView offsets; // (source + 1)
+  IndexView indices; // (offsets(last))
+};
+
+/// Policy over [begin, end) on the default execution space.
+inline Kokkos::RangePolicy<ExecSpace> range(Index begin, Index end) {
+  return Kokkos::RangePolicy<ExecSpace>(begin, end);
+}
+
+} // namespace fegpu

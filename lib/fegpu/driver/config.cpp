@@ -1,0 +1,31 @@
+#include "fegpu/driver/config.hpp"
+
+namespace fegpu {
+
+TimeConfig TimeConfig::parse(const InputNode &s) {
+  TimeConfig c;
+  c.end_time = s.get_positive("end_time");
+  c.safety_factor = s.get_positive("safety_factor", c.safety_factor);
+  if (c.safety_factor > 1.0) s.child("safety_factor").error("must be in (0, 1]");
+  c.dt = s.has("dt") ? s.get_positive("dt") : 0.0;
+  c.max_dt = s.has("max_dt") ? s.get_positive("max_dt") : 0.0;
+  c.max_steps = s.has("max_steps") ? s.get_positive_int("max_steps") : 0;
+  return c;
+}
+
+OutputConfig OutputConfig::parse(const InputNode &s) {
+  OutputConfig c;
+  c.file = s.get<std::string>("file", c.file);
+  if (c.file.empty()) s.child("file").error("must not be empty");
+  if (s.has("every_steps") && s.has("every_time")) s.error("give every_steps or every_time, not both");
+  c.every_steps = s.has("every_steps") ? s.get_positive_int("every_steps") : 0;
+  c.every_time = s.has("every_time") ? s.get_positive("every_time") : 0.0;
+  return c;
+}
+
+std::string RunOptions::output_path(const std::string &file) const {
+  if (!file.empty() && file[0] == '/') return file;
+  return (output_dir.empty() ? std::string(".") : output_dir) + "/" + file;
+}
+
+} // namespace fegpu

@@ -1,0 +1,35 @@
+#pragma once
+/// \file config.hpp
+/// The `time` and `output` sections shared by explicit modules.
+#include "fegpu/input/input.hpp"
+
+#include <string>
+
+namespace fegpu {
+
+struct TimeConfig {
+  double end_time = 0;      ///< time: end_time (required, > 0)
+  double safety_factor = 0.8; ///< time: safety_factor, in (0, 1]: dt = safety * dt_critical
+  double dt = 0;            ///< time: dt, a fixed step (0: from the stable estimate)
+  double max_dt = 0;        ///< time: max_dt, a cap on the step (0: none)
+  long max_steps = 0;       ///< time: max_steps, a cap on the number of steps (0: none)
+  static TimeConfig parse(const InputNode &section);
+};
+
+struct OutputConfig {
+  std::string file = "results.e"; ///< output: file, relative to --output-dir
+  int every_steps = 0;            ///< output: every_steps
+  double every_time = 0;          ///< output: every_time (one of the two; default 20 frames)
+  static OutputConfig parse(const InputNode &section);
+};
+
+/// What the command line adds to the input.
+struct RunOptions {
+  std::string input_file;
+  std::string output_dir = ".";
+  bool quiet = false;
+  bool progress = false; ///< a progress line on stderr (a terminal, not --quiet)
+  std::string output_path(const std::string &file) const;
+};
+
+} // namespace fegpu

@@ -1,0 +1,260 @@
+#include "fegpu/driver/explicit.hpp"
+
+#include "fegpu/core/error.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace fegpu {
+
+namespace {
+RealView flat(const DofView &d) { return RealView(d.data(), d.span()); }
+DofView dofs(const std::string &label, Index n, int c) { return DofView(label, n, c); }
+} // namespace
+
+double Energies::balance_error() const {
+  const double scale = std::max({std::abs(kinetic), std::abs(internal), std::abs(external), std::abs(initial_kinetic)});
+  return scale > 0 ? std::abs(kinetic + internal - external - initial_kinetic) / scale : 0.0;
+}
+
+ExplicitDriver::ExplicitDriver(ExplicitModel &model, const TimeConfig &time, PhaseTimer &timer)
+    : model_(model), config_(time), timer_(timer) {
+  auto phase = timer_.scope("driver_setup");
+  const Index n = model.num_nodes();
+  const int c = model.num_components();
+  u_ = dofs("fegpu::driver::u", n, c);
+  v_ = dofs("fegpu::driver::v", n, c);
+  a_ = dofs("fegpu::driver::a", n, c);
+  du_ = dofs("fegpu::driver::du", n, c);
+  for (int k = 0; k < 2; ++k) {
+    fint_[k] = dofs("fegpu::driver::f_int", n, c);
+    fext_[k] = dofs("fegpu::driver::f_ext", n, c);
+  }
+  energy_ = DeviceView<double[4]>("fegpu::driver::energy");
+  increment_ = Kokkos::View<EnergyIncrement, MemSpace>("fegpu::driver::energy_increment");
+  constraints_ = model.constraints();
+  loads_ = model.loads();
+
+  // Constrained dofs carry a negative mass: the corrector needs no separate flag array.
+  mass_ = dofs("fegpu::driver::mass", n, c);
+  Kokkos::deep_copy(mass_, model.lumped_mass());
+  const RealView m = flat(mass_);
+  double min_mass = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::driver::check_mass", range(0, static_cast<Index>(m.extent(0))),
+      KOKKOS_LAMBDA(Index i, double &mn) { mn = Kokkos::min(mn, m(i)); }, Kokkos::Min<double>(min_mass));
+  if (!(min_mass > 0)) throw RunError("a node has no mass (is every node attached to an element?)");
+  for (const auto &con : constraints_) {
+    const auto d = con.dofs;
+    Kokkos::parallel_for(
+        "fegpu::driver::mark_constrained", range(0, static_cast<Index>(d.extent(0))),
+        KOKKOS_LAMBDA(Index i) { m(d(i)) = -Kokkos::abs(m(d(i))); });
+  }
+
+  dt_critical_ = model.critical_time_step();
+  if (!(dt_critical_ > 0) || !std::isfinite(dt_critical_)) throw RunError("no stable time step could be estimated");
+  dt_ = config_.dt > 0 ? config_.dt : config_.safety_factor * dt_critical_;
+  if (config_.max_dt > 0) dt_ = std::min(dt_, config_.max_dt);
+  // Land exactly on end_time with a uniform step no larger than the one chosen.
+  const double nsteps = std::ceil(config_.end_time / dt_ - 1e-9);
+  dt_ = config_.end_time / std::max(1.0, nsteps);
+
+  // Initial state: the module's fields, then the constraints' values at t = 0.
+  model.initial_state(u_, v_);
+  const RealView u = flat(u_), v = flat(v_);
+  for (const auto &con : constraints_) {
+    const auto d = con.dofs;
+    const bool disp = con.kind == Constraint::Displacement;
+    const double uval = con.value * con.function.value(0.0);
+    const double vval = disp ? con.value * con.function.slope(0.0) : con.value * con.function.value(0.0);
+    Kokkos::parallel_for(
+        "fegpu::driver::initial_constraints", range(0, static_cast<Index>(d.extent(0))), KOKKOS_LAMBDA(Index i) {
+          if (disp) u(d(i)) = uval;
+          v(d(i)) = vval;
+        });
+  }
+  external_force(0.0, fext_[cur_]);
+  model_.internal_force(u_, fint_[cur_]);
+  const RealView a = flat(a_), fi = flat(fint_[cur_]), fe = flat(fext_[cur_]);
+  double ke0 = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::driver::initial_acceleration", range(0, static_cast<Index>(u.extent(0))),
+      KOKKOS_LAMBDA(Index i, double &ke) {
+        a(i) = m(i) > 0 ? (fe(i) - fi(i)) / m(i) : 0.0;
+        ke += 0.5 * Kokkos::abs(m(i)) * v(i) * v(i);
+      },
+      ke0);
+  auto e_h = Kokkos::create_mirror_view(energy_);
+  e_h(0) = ke0;
+  e_h(1) = e_h(2) = 0;
+  e_h(3) = ke0;
+  Kokkos::deep_copy(energy_, e_h);
+}
+
+void ExplicitDriver::external_force(double t, const DofView &f) {
+  Kokkos::deep_copy(f, 0.0);
+  const RealView ff = flat(f);
+  for (const auto &load : loads_) {
+    const auto d = load.dofs;
+    const auto w = load.weights;
+    const double s = load.function.value(t);
+    Kokkos::parallel_for(
+        "fegpu::driver::external_force", range(0, static_cast<Index>(d.extent(0))),
+        KOKKOS_LAMBDA(Index i) { ff(d(i)) += s * w(i); });
+  }
+}
+
+void ExplicitDriver::apply_constraints(double t_new) {
+  const double t_old = t_new - dt_, dt = dt_;
+  const RealView u = flat(u_), v = flat(v_), du = flat(du_);
+  for (const auto &con : constraints_) {
+    const auto d = con.dofs;
+    const bool disp = con.kind == Constraint::Displacement;
+    const double target = con.value * con.function.value(t_new);
+    const double increment = con.value * (con.function.integral(t_new) - con.function.integral(t_old));
+    Kokkos::parallel_for(
+        "fegpu::driver::apply_constraints", range(0, static_cast<Index>(d.extent(0))), KOKKOS_LAMBDA(Index i) {
+          const Index k = d(i);
+          const double u_old = u(k) - du(k);
+          u(k) = disp ? target : u_old + increment;
+          du(k) = u(k) - u_old;
+          v(k) = du(k) / dt;
+        });
+  }
+}
+
+void ExplicitDriver::step() {
+  const double dt = dt_, half = 0.5 * dt_;
+  const RealView u = flat(u_), v = flat(v_), a = flat(a_), du = flat(du_), m = flat(mass_);
+  const Index ndof = static_cast<Index>(u.extent(0));
+  {
+    Kokkos::Profiling::ScopedRegion r("fegpu::driver::predictor");
+    // v(n+1/2) = v(n) + dt/2 a(n); u(n+1) = u(n) + dt v(n+1/2)
+    Kokkos::parallel_for(
+        "fegpu::driver::predictor", range(0, ndof), KOKKOS_LAMBDA(Index i) {
+          v(i) += half * a(i);
+          du(i) = dt * v(i);
+          u(i) += du(i);
+        });
+    apply_constraints(time_ + dt_);
+  }
+  const int nxt = 1 - cur_;
+  {
+    Kokkos::Profiling::ScopedRegion r("fegpu::driver::forces");
+    external_force(time_ + dt_, fext_[nxt]);
+    model_.internal_force(u_, fint_[nxt]);
+  }
+  {
+    Kokkos::Profiling::ScopedRegion r("fegpu::driver::corrector");
+    // a(n+1) = (f_ext - f_int) / m; v(n+1) = v(n+1/2) + dt/2 a(n+1); energy increments.
+    const RealView fi0 = flat(fint_[cur_]), fi1 = flat(fint_[nxt]), fe0 = flat(fext_[cur_]), fe1 = flat(fext_[nxt]);
+    const auto inc = increment_;
+    Kokkos::parallel_reduce(
+        "fegpu::driver::corrector", range(0, ndof),
+        KOKKOS_LAMBDA(Index i, EnergyIncrement & s) {
+          const double mi = m(i);
+          const double fint_avg = 0.5 * (fi0(i) + fi1(i));
+          if (mi > 0) {
+            a(i) = (fe1(i) - fi1(i)) / mi;
+            v(i) += half * a(i);
+            s.external += du(i) * 0.5 * (fe0(i) + fe1(i));
+          } else {
+            a(i) = 0.0;
+            s.external += du(i) * fint_avg; // applied load plus reaction
+          }
+          s.internal += du(i) * fint_avg;
+          s.kinetic += 0.5 * Kokkos::abs(mi) * v(i) * v(i);
+        },
+        Kokkos::Sum<EnergyIncrement, MemSpace>(inc));
+    const auto e = energy_;
+    Kokkos::parallel_for(
+        "fegpu::driver::accumulate_energy", range(0, 1), KOKKOS_LAMBDA(Index) {
+          e(0) = inc().kinetic;
+          e(1) += inc().internal;
+          e(2) += inc().external;
+        });
+  }
+  cur_ = nxt;
+  time_ += dt_;
+  ++steps_;
+}
+
+Energies ExplicitDriver::energies() const {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), energy_);
+  Energies e;
+  e.kinetic = h(0);
+  e.internal = h(1);
+  e.external = h(2);
+  e.initial_kinetic = h(3);
+  return e;
+}
+
+void ExplicitDriver::write_output(ExodusWriter &writer) {
+  std::vector<std::vector<double>> nodal, element;
+  model_.fill_output(u_, v_, a_, nodal, element);
+  std::vector<const double *> np, ep;
+  for (const auto &x : nodal) np.push_back(x.data());
+  for (const auto &x : element) ep.push_back(x.data());
+  const Energies e = energies();
+  writer.write_step(time_, np, ep, {dt_, e.kinetic, e.internal, e.external, e.balance_error()});
+}
+
+ExplicitSummary ExplicitDriver::run(const OutputConfig *output, const RunOptions &opts) {
+  std::unique_ptr<ExodusWriter> writer;
+  const long total_steps = static_cast<long>(std::llround(config_.end_time / dt_));
+  const long last = config_.max_steps > 0 ? std::min<long>(total_steps, config_.max_steps) : total_steps;
+  double every_time = 0;
+  long every_steps = 0;
+  if (output) {
+    every_steps = output->every_steps;
+    every_time = output->every_time > 0 ? output->every_time : (every_steps > 0 ? 0 : config_.end_time / 20);
+    auto phase = timer_.scope("output");
+    ExodusVariables vars = model_.output_variables();
+    vars.global = {"time_step", "kinetic_energy", "internal_energy", "external_work", "energy_error"};
+    writer = std::make_unique<ExodusWriter>(opts.output_path(output->file), model_.output_mesh(), vars);
+    write_output(*writer);
+  }
+  if (!opts.quiet)
+    std::printf("time step %.6e (critical %.6e, safety %.2f), %ld steps to t = %.6e\n", dt_, dt_critical_,
+                dt_ / dt_critical_, last, last * dt_);
+  Progress progress(opts.progress, last * dt_);
+  double next_output = every_time;
+  const auto check_finite = [&] {
+    const Energies e = energies();
+    if (!std::isfinite(e.kinetic) || !std::isfinite(e.internal) || !std::isfinite(e.external))
+      throw RunError("the solution became non-finite at step " + std::to_string(steps_) + " (t = " +
+                     std::to_string(time_) + "); is the time step above the stability limit?");
+  };
+  {
+    auto phase = timer_.scope("time_loop");
+    while (steps_ < last) {
+      step();
+      const bool due = output && ((every_steps > 0 && steps_ % every_steps == 0) ||
+                                  (every_time > 0 && time_ >= next_output - 1e-9 * dt_) || steps_ == last);
+      if (due) {
+        check_finite();
+        write_output(*writer);
+        while (every_time > 0 && next_output <= time_ + 1e-9 * dt_) next_output += every_time;
+      } else if (steps_ % 100 == 0) {
+        check_finite();
+      }
+      progress.update(steps_, time_);
+    }
+    check_finite();
+  }
+  progress.finish();
+  ExplicitSummary s;
+  s.steps = steps_;
+  s.time = time_;
+  s.dt = dt_;
+  s.dt_critical = dt_critical_;
+  s.energies = energies();
+  if (writer) {
+    s.outputs = writer->steps_in_file();
+    s.output_file = writer->path();
+  }
+  return s;
+}
+
+} // namespace fegpu

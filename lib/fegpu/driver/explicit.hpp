@@ -1,0 +1,131 @@
+#pragma once
+/// \file explicit.hpp
+/// Explicit central-difference time integration with a lumped mass (velocity-Verlet form):
+///   v(n+1/2) = v(n) + dt/2 a(n);   u(n+1) = u(n) + dt v(n+1/2)
+///   a(n+1) = M^-1 (f_ext(n+1) - f_int(u(n+1)));   v(n+1) = v(n+1/2) + dt/2 a(n+1)
+/// with energy accounting by the trapezoidal rule on every step:
+///   W_int += du . (f_int(n) + f_int(n+1)) / 2,  W_ext += du . (f_ext(n) + f_ext(n+1)) / 2
+/// (on constrained dofs the reaction does the work, so there W_ext takes the f_int term), and the
+/// balance error |KE + W_int - W_ext - KE(0)| over the largest of those terms. Energies are reduced
+/// on the device every step and read back only at output and progress points.
+#include "fegpu/core/types.hpp"
+#include "fegpu/driver/config.hpp"
+#include "fegpu/driver/progress.hpp"
+#include "fegpu/driver/time_function.hpp"
+#include "fegpu/io/exodus.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fegpu {
+
+/// Dofs prescribed together: u(t) = value * f(t) (displacement) or u(t) = u(0) + value * F(t),
+/// F the integral of f (velocity).
+struct Constraint {
+  enum Kind { Displacement, Velocity } kind = Displacement;
+  IndexView dofs; // (member): flat dof index, comp * num_nodes + node
+  double value = 0;
+  TimeFunction function;
+};
+
+/// A fixed spatial pattern of nodal forces scaled by a time function: f_ext += f(t) * weights.
+struct LoadPattern {
+  IndexView dofs;    // (member): flat dof index, unique within a pattern
+  RealView weights;  // (member)
+  TimeFunction function;
+};
+
+/// Per-step energy increments, reduced on the device.
+struct EnergyIncrement {
+  double kinetic = 0, internal = 0, external = 0;
+  KOKKOS_INLINE_FUNCTION EnergyIncrement &operator+=(const EnergyIncrement &o) {
+    kinetic += o.kinetic;
+    internal += o.internal;
+    external += o.external;
+    return *this;
+  }
+};
+
+} // namespace fegpu
+
+template <> struct Kokkos::reduction_identity<fegpu::EnergyIncrement> {
+  KOKKOS_FORCEINLINE_FUNCTION static fegpu::EnergyIncrement sum() { return {}; }
+};
+
+namespace fegpu {
+
+struct Energies {
+  double kinetic = 0, internal = 0, external = 0, initial_kinetic = 0;
+  double balance_error() const; ///< relative to the largest term
+};
+
+/// What the driver needs from a physics module. Host-side interface; the kernels are the
+/// module's. All DofViews are (node, component).
+class ExplicitModel {
+public:
+  virtual ~ExplicitModel() = default;
+  virtual Index num_nodes() const = 0;
+  virtual int num_components() const = 0;
+  /// Lumped mass per dof, (node, component).
+  virtual DofView lumped_mass() const = 0;
+  /// Largest stable step of the undamped central difference scheme (2 / omega_max bound).
+  virtual double critical_time_step() const = 0;
+  virtual std::vector<Constraint> constraints() const = 0;
+  virtual std::vector<LoadPattern> loads() const = 0;
+  virtual void initial_state(const DofView &u, const DofView &v) const = 0;
+  /// f := internal force at displacement u (overwrites f).
+  virtual void internal_force(const DofView &u, const DofView &f) = 0;
+  /// Output mesh and variables, and filling them for one output step.
+  virtual HostMesh output_mesh() const = 0;
+  virtual ExodusVariables output_variables() const = 0;
+  virtual void fill_output(const DofView &u, const DofView &v, const DofView &a,
+                           std::vector<std::vector<double>> &nodal, std::vector<std::vector<double>> &element) = 0;
+};
+
+struct ExplicitSummary {
+  long steps = 0;
+  double time = 0, dt = 0, dt_critical = 0;
+  Energies energies;
+  int outputs = 0;
+  std::string output_file;
+};
+
+/// The state and the stepping loop. Construction allocates and sets up; run() integrates to
+/// end_time, writing output; step() advances one step (for tests that watch a quantity).
+class ExplicitDriver {
+public:
+  ExplicitDriver(ExplicitModel &model, const TimeConfig &time, PhaseTimer &timer);
+  void step();
+  /// Integrates to end_time; writes Exodus output when `output` is given. Throws RunError on NaN.
+  ExplicitSummary run(const OutputConfig *output, const RunOptions &opts);
+
+  double time() const { return time_; }
+  double dt() const { return dt_; }
+  long steps() const { return steps_; }
+  /// Reads the energies back from the device.
+  Energies energies() const;
+  const DofView &displacement() const { return u_; }
+  const DofView &velocity() const { return v_; }
+  const DofView &acceleration() const { return a_; }
+
+private:
+  void apply_constraints(double t_new);
+  void external_force(double t, const DofView &f);
+  void write_output(ExodusWriter &writer);
+
+  ExplicitModel &model_;
+  TimeConfig config_;
+  PhaseTimer &timer_;
+  std::vector<Constraint> constraints_;
+  std::vector<LoadPattern> loads_;
+  DofView u_, v_, a_, du_, mass_, u0_;
+  DofView fint_[2], fext_[2]; ///< double-buffered: [cur_] is f(n), [1 - cur_] receives f(n+1)
+  int cur_ = 0;
+  DeviceView<double[4]> energy_; ///< kinetic, internal, external, initial kinetic
+  Kokkos::View<EnergyIncrement, MemSpace> increment_;
+  double time_ = 0, dt_ = 0, dt_critical_ = 0;
+  long steps_ = 0;
+};
+
+} // namespace fegpu

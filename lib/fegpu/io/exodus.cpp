@@ -1,0 +1,339 @@
+#include "fegpu/io/exodus.hpp"
+
+#include "fegpu/core/error.hpp"
+
+#include <exodusII.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace fegpu {
+
+namespace {
+
+/// Every Exodus call goes through here: a negative status becomes an exception carrying the
+/// library's own message.
+template <class Error = RunError> void exo(int status, const char *what, const std::string &path) {
+  if (status >= 0) return;
+  const char *msg = nullptr, *func = nullptr;
+  int code = 0;
+  ex_get_err(&msg, &func, &code);
+  throw Error(std::string("Exodus ") + what + " failed for '" + path + "'" + (msg && *msg ? std::string(": ") + msg : ""));
+}
+
+int exodus_side(ElementType t, int facet) { return t == ElementType::Shell4 ? facet + 3 : facet + 1; }
+int facet_from_side(ElementType t, int side) { return t == ElementType::Shell4 ? side - 3 : side - 1; }
+
+void put_names(int exoid, ex_entity_type kind, const std::vector<std::string> &names, const std::string &path) {
+  if (names.empty()) return;
+  std::vector<char *> p;
+  for (const auto &n : names) p.push_back(const_cast<char *>(n.c_str()));
+  exo(ex_put_names(exoid, kind, p.data()), "ex_put_names", path);
+}
+
+std::vector<std::string> get_names(int exoid, ex_entity_type kind, std::size_t count, const std::string &path) {
+  std::vector<std::vector<char>> buf(count, std::vector<char>(257, '\0'));
+  std::vector<char *> p;
+  for (auto &b : buf) p.push_back(b.data());
+  if (count) exo<InputError>(ex_get_names(exoid, kind, p.data()), "ex_get_names", path);
+  std::vector<std::string> out;
+  for (auto &b : buf) out.emplace_back(b.data());
+  return out;
+}
+
+} // namespace
+
+std::string ExodusWriter::series_name(const std::string &base, int index) {
+  if (index <= 1) return base;
+  char suffix[32];
+  std::snprintf(suffix, sizeof suffix, "-s%04d", index);
+  return base + suffix;
+}
+
+ExodusWriter::ExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title)
+    : base_(std::move(path)), title_(std::move(title)), vars_(std::move(vars)) {
+  ex_opts(0); // errors are reported through exceptions, not printed by the library
+  open(mesh);
+}
+
+ExodusWriter::~ExodusWriter() { close(); }
+
+void ExodusWriter::close() {
+  if (exoid_ >= 0) ex_close(exoid_);
+  exoid_ = -1;
+}
+
+void ExodusWriter::start_next_file(const HostMesh &mesh) {
+  close();
+  ++file_index_;
+  open(mesh);
+}
+
+void ExodusWriter::open(const HostMesh &mesh) {
+  current_ = series_name(base_, file_index_);
+  step_ = 0;
+  const std::string &p = current_;
+  int cpu_ws = sizeof(double), io_ws = sizeof(double);
+  exoid_ = ex_create(p.c_str(), EX_CLOBBER, &cpu_ws, &io_ws);
+  if (exoid_ < 0) throw RunError("cannot create Exodus file '" + p + "'");
+  exo(ex_set_max_name_length(exoid_, 64), "ex_set_max_name_length", p);
+
+  const ElementInfo info = element_info(mesh.type);
+  num_nodes_ = mesh.xyz.size() / 3;
+  num_elems_ = mesh.conn.size() / info.nodes;
+  blocks_ = mesh.blocks;
+  if (blocks_.empty()) blocks_.push_back({"block_1", 1, 0, static_cast<Index>(num_elems_)});
+  exo(ex_put_init(exoid_, title_.c_str(), mesh.dim, num_nodes_, num_elems_, blocks_.size(), mesh.node_sets.size(),
+                  mesh.side_sets.size()),
+      "ex_put_init", p);
+
+  std::vector<double> x(num_nodes_), y(num_nodes_), z(num_nodes_);
+  for (std::size_t i = 0; i < num_nodes_; ++i) {
+    x[i] = mesh.xyz[3 * i];
+    y[i] = mesh.xyz[3 * i + 1];
+    z[i] = mesh.xyz[3 * i + 2];
+  }
+  exo(ex_put_coord(exoid_, x.data(), y.data(), mesh.dim == 3 ? z.data() : nullptr), "ex_put_coord", p);
+  const char *coord_names[3] = {"x", "y", "z"};
+  exo(ex_put_coord_names(exoid_, const_cast<char **>(coord_names)), "ex_put_coord_names", p);
+
+  // Global ids as the Exodus id maps (1-based local numbering when none were given).
+  std::vector<int> ids(num_nodes_);
+  for (std::size_t i = 0; i < num_nodes_; ++i) ids[i] = mesh.node_gid.empty() ? int(i + 1) : int(mesh.node_gid[i]);
+  exo(ex_put_id_map(exoid_, EX_NODE_MAP, ids.data()), "ex_put_id_map(nodes)", p);
+  ids.resize(num_elems_);
+  for (std::size_t i = 0; i < num_elems_; ++i) ids[i] = mesh.elem_gid.empty() ? int(i + 1) : int(mesh.elem_gid[i]);
+  exo(ex_put_id_map(exoid_, EX_ELEM_MAP, ids.data()), "ex_put_id_map(elements)", p);
+
+  std::vector<std::string> names;
+  for (const auto &b : blocks_) {
+    const Index n = b.end - b.begin;
+    exo(ex_put_block(exoid_, EX_ELEM_BLOCK, b.id, exodus_name(mesh.type).c_str(), n, info.nodes, 0, 0, 0),
+        "ex_put_block", p);
+    std::vector<int> conn(static_cast<std::size_t>(n) * info.nodes);
+    for (std::size_t i = 0; i < conn.size(); ++i)
+      conn[i] = mesh.conn[static_cast<std::size_t>(b.begin) * info.nodes + i] + 1;
+    exo(ex_put_conn(exoid_, EX_ELEM_BLOCK, b.id, conn.data(), nullptr, nullptr), "ex_put_conn", p);
+    names.push_back(b.name);
+  }
+  put_names(exoid_, EX_ELEM_BLOCK, names, p);
+
+  names.clear();
+  for (const auto &s : mesh.node_sets) {
+    exo(ex_put_set_param(exoid_, EX_NODE_SET, s.id, s.a.size(), 0), "ex_put_set_param(node set)", p);
+    std::vector<int> nodes(s.a.begin(), s.a.end());
+    for (int &n : nodes) ++n;
+    exo(ex_put_set(exoid_, EX_NODE_SET, s.id, nodes.data(), nullptr), "ex_put_set(node set)", p);
+    names.push_back(s.name);
+  }
+  put_names(exoid_, EX_NODE_SET, names, p);
+
+  names.clear();
+  for (const auto &s : mesh.side_sets) {
+    exo(ex_put_set_param(exoid_, EX_SIDE_SET, s.id, s.a.size(), 0), "ex_put_set_param(side set)", p);
+    std::vector<int> elems(s.a.size()), sides(s.a.size());
+    for (std::size_t i = 0; i < s.a.size(); ++i) {
+      elems[i] = s.a[i] + 1;
+      sides[i] = exodus_side(mesh.type, s.b[i]);
+    }
+    exo(ex_put_set(exoid_, EX_SIDE_SET, s.id, elems.data(), sides.data()), "ex_put_set(side set)", p);
+    names.push_back(s.name);
+  }
+  put_names(exoid_, EX_SIDE_SET, names, p);
+
+  const auto declare = [&](ex_entity_type kind, const std::vector<std::string> &v) {
+    if (v.empty()) return;
+    exo(ex_put_variable_param(exoid_, kind, static_cast<int>(v.size())), "ex_put_variable_param", p);
+    std::vector<char *> ptr;
+    for (const auto &n : v) ptr.push_back(const_cast<char *>(n.c_str()));
+    exo(ex_put_variable_names(exoid_, kind, static_cast<int>(v.size()), ptr.data()), "ex_put_variable_names", p);
+  };
+  declare(EX_NODAL, vars_.nodal);
+  declare(EX_ELEM_BLOCK, vars_.element);
+  declare(EX_GLOBAL, vars_.global);
+  exo(ex_update(exoid_), "ex_update", p);
+}
+
+void ExodusWriter::write_step(double time, const std::vector<const double *> &nodal,
+                              const std::vector<const double *> &element, const std::vector<double> &global) {
+  const std::string &p = current_;
+  FEGPU_CHECK(nodal.size() == vars_.nodal.size() && element.size() == vars_.element.size() &&
+                  global.size() == vars_.global.size(),
+              "write_step: values do not match the declared variables");
+  ++step_;
+  exo(ex_put_time(exoid_, step_, &time), "ex_put_time", p);
+  for (std::size_t v = 0; v < nodal.size(); ++v)
+    exo(ex_put_var(exoid_, step_, EX_NODAL, int(v + 1), 1, num_nodes_, nodal[v]), "ex_put_var(nodal)", p);
+  for (std::size_t v = 0; v < element.size(); ++v)
+    for (const auto &b : blocks_)
+      exo(ex_put_var(exoid_, step_, EX_ELEM_BLOCK, int(v + 1), b.id, b.end - b.begin, element[v] + b.begin),
+          "ex_put_var(element)", p);
+  if (!global.empty())
+    exo(ex_put_var(exoid_, step_, EX_GLOBAL, 1, 0, global.size(), global.data()), "ex_put_var(global)", p);
+  exo(ex_update(exoid_), "ex_update", p);
+}
+
+HostMesh read_exodus_mesh(const std::string &path) {
+  ex_opts(0);
+  int cpu_ws = sizeof(double), io_ws = 0;
+  float version = 0;
+  const int exoid = ex_open(path.c_str(), EX_READ, &cpu_ws, &io_ws, &version);
+  if (exoid < 0) throw InputError("cannot open Exodus mesh file '" + path + "' (missing or not an Exodus file)");
+  struct Closer {
+    int id;
+    ~Closer() { ex_close(id); }
+  } closer{exoid};
+  const auto call = [&](int status, const char *what) { exo<InputError>(status, what, path); };
+
+  char title[MAX_LINE_LENGTH + 1] = {0};
+  int dim = 0, nn = 0, ne = 0, nblk = 0, nns = 0, nss = 0;
+  call(ex_get_init(exoid, title, &dim, &nn, &ne, &nblk, &nns, &nss), "ex_get_init");
+  if (dim != 2 && dim != 3) throw InputError("Exodus mesh '" + path + "' has dimension " + std::to_string(dim));
+  if (nn <= 0 || ne <= 0 || nblk <= 0) throw InputError("Exodus mesh '" + path + "' has no nodes or no elements");
+
+  HostMesh h;
+  h.dim = dim;
+  std::vector<double> x(nn), y(nn), z(nn, 0.0);
+  call(ex_get_coord(exoid, x.data(), y.data(), dim == 3 ? z.data() : nullptr), "ex_get_coord");
+  h.xyz.resize(3 * static_cast<std::size_t>(nn));
+  for (int i = 0; i < nn; ++i) {
+    h.xyz[3 * i] = x[i];
+    h.xyz[3 * i + 1] = y[i];
+    h.xyz[3 * i + 2] = z[i];
+  }
+  std::vector<int> ids(nn);
+  call(ex_get_id_map(exoid, EX_NODE_MAP, ids.data()), "ex_get_id_map(nodes)");
+  h.node_gid.assign(ids.begin(), ids.end());
+  ids.resize(ne);
+  call(ex_get_id_map(exoid, EX_ELEM_MAP, ids.data()), "ex_get_id_map(elements)");
+  h.elem_gid.assign(ids.begin(), ids.end());
+
+  std::vector<int> blk_ids(nblk);
+  call(ex_get_ids(exoid, EX_ELEM_BLOCK, blk_ids.data()), "ex_get_ids(blocks)");
+  const auto blk_names = get_names(exoid, EX_ELEM_BLOCK, nblk, path);
+  bool have_type = false;
+  Index begin = 0;
+  for (int b = 0; b < nblk; ++b) {
+    char tname[MAX_STR_LENGTH + 1] = {0};
+    int n = 0, npe = 0, nedge = 0, nface = 0, nattr = 0;
+    call(ex_get_block(exoid, EX_ELEM_BLOCK, blk_ids[b], tname, &n, &npe, &nedge, &nface, &nattr), "ex_get_block");
+    ElementType t;
+    if (!element_type_from_exodus(tname, npe, dim, t))
+      throw InputError("Exodus mesh '" + path + "': unsupported element type " + tname + " with " +
+                       std::to_string(npe) + " nodes");
+    if (have_type && t != h.type)
+      throw InputError("Exodus mesh '" + path + "': blocks of different element types are not supported");
+    h.type = t;
+    have_type = true;
+    std::vector<int> conn(static_cast<std::size_t>(n) * npe);
+    if (n > 0) call(ex_get_conn(exoid, EX_ELEM_BLOCK, blk_ids[b], conn.data(), nullptr, nullptr), "ex_get_conn");
+    for (int c : conn) {
+      if (c < 1 || c > nn) throw InputError("Exodus mesh '" + path + "': connectivity refers to a missing node");
+      h.conn.push_back(c - 1);
+    }
+    const std::string name = blk_names[b].empty() ? "block_" + std::to_string(blk_ids[b]) : blk_names[b];
+    h.blocks.push_back({name, blk_ids[b], begin, begin + n});
+    begin += n;
+  }
+  if (h.type != ElementType::Shell4 && dim == 3)
+    throw InputError("Exodus mesh '" + path + "': 3D meshes must be shell surfaces (SHELL4)");
+
+  const auto read_sets = [&](ex_entity_type kind, int count, std::vector<HostMesh::Set> &out) {
+    if (count == 0) return;
+    std::vector<int> set_ids(count);
+    call(ex_get_ids(exoid, kind, set_ids.data()), "ex_get_ids(sets)");
+    const auto names = get_names(exoid, kind, count, path);
+    for (int s = 0; s < count; ++s) {
+      int n = 0, ndf = 0;
+      call(ex_get_set_param(exoid, kind, set_ids[s], &n, &ndf), "ex_get_set_param");
+      std::vector<int> a(n), b(n);
+      if (n > 0) call(ex_get_set(exoid, kind, set_ids[s], a.data(), kind == EX_SIDE_SET ? b.data() : nullptr), "ex_get_set");
+      HostMesh::Set set{names[s].empty() ? (kind == EX_SIDE_SET ? "sideset_" : "nodeset_") + std::to_string(set_ids[s])
+                                         : names[s],
+                        set_ids[s], {}, {}};
+      for (int i = 0; i < n; ++i) {
+        set.a.push_back(a[i] - 1);
+        if (kind == EX_SIDE_SET) set.b.push_back(facet_from_side(h.type, b[i]));
+      }
+      out.push_back(std::move(set));
+    }
+  };
+  read_sets(EX_NODE_SET, nns, h.node_sets);
+  read_sets(EX_SIDE_SET, nss, h.side_sets);
+  return h;
+}
+
+ExodusReader::ExodusReader(const std::string &path) : path_(path) {
+  ex_opts(0);
+  int cpu_ws = sizeof(double), io_ws = 0;
+  float version = 0;
+  exoid_ = ex_open(path.c_str(), EX_READ, &cpu_ws, &io_ws, &version);
+  if (exoid_ < 0) throw InputError("cannot open Exodus file '" + path + "'");
+}
+ExodusReader::~ExodusReader() {
+  if (exoid_ >= 0) ex_close(exoid_);
+}
+
+std::vector<double> ExodusReader::times() const {
+  const int n = static_cast<int>(ex_inquire_int(exoid_, EX_INQ_TIME));
+  std::vector<double> t(n);
+  if (n > 0) exo(ex_get_all_times(exoid_, t.data()), "ex_get_all_times", path_);
+  return t;
+}
+
+static ex_entity_type kind_of(char kind) {
+  return kind == 'n' ? EX_NODAL : kind == 'e' ? EX_ELEM_BLOCK : EX_GLOBAL;
+}
+
+std::vector<std::string> ExodusReader::variable_names(char kind) const {
+  int n = 0;
+  exo(ex_get_variable_param(exoid_, kind_of(kind), &n), "ex_get_variable_param", path_);
+  std::vector<std::vector<char>> buf(n, std::vector<char>(257, '\0'));
+  std::vector<char *> p;
+  for (auto &b : buf) p.push_back(b.data());
+  if (n) exo(ex_get_variable_names(exoid_, kind_of(kind), n, p.data()), "ex_get_variable_names", path_);
+  std::vector<std::string> out;
+  for (auto &b : buf) out.emplace_back(b.data());
+  return out;
+}
+
+int ExodusReader::index_of(char kind, const std::string &name) const {
+  const auto names = variable_names(kind);
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<int>(i + 1);
+  throw RunError("Exodus file '" + path_ + "' has no variable '" + name + "'");
+}
+
+std::vector<double> ExodusReader::nodal(int step, const std::string &name) const {
+  const std::vector<double> out(ex_inquire_int(exoid_, EX_INQ_NODES));
+  std::vector<double> v(out.size());
+  exo(ex_get_var(exoid_, step, EX_NODAL, index_of('n', name), 1, v.size(), v.data()), "ex_get_var(nodal)", path_);
+  return v;
+}
+
+std::vector<double> ExodusReader::element(int step, const std::string &name) const {
+  const int var = index_of('e', name);
+  const int nblk = static_cast<int>(ex_inquire_int(exoid_, EX_INQ_ELEM_BLK));
+  std::vector<int> ids(nblk);
+  exo(ex_get_ids(exoid_, EX_ELEM_BLOCK, ids.data()), "ex_get_ids", path_);
+  std::vector<double> all;
+  for (int id : ids) {
+    char tname[MAX_STR_LENGTH + 1] = {0};
+    int n = 0, npe = 0, ned = 0, nfa = 0, nat = 0;
+    exo(ex_get_block(exoid_, EX_ELEM_BLOCK, id, tname, &n, &npe, &ned, &nfa, &nat), "ex_get_block", path_);
+    std::vector<double> v(n);
+    exo(ex_get_var(exoid_, step, EX_ELEM_BLOCK, var, id, n, v.data()), "ex_get_var(element)", path_);
+    all.insert(all.end(), v.begin(), v.end());
+  }
+  return all;
+}
+
+std::vector<double> ExodusReader::global(int step) const {
+  int n = 0;
+  exo(ex_get_variable_param(exoid_, EX_GLOBAL, &n), "ex_get_variable_param", path_);
+  std::vector<double> v(n);
+  if (n) exo(ex_get_var(exoid_, step, EX_GLOBAL, 1, 0, n, v.data()), "ex_get_var(global)", path_);
+  return v;
+}
+
+} // namespace fegpu

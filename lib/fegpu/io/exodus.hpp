@@ -1,0 +1,70 @@
+#pragma once
+/// \file exodus.hpp
+/// Exodus II output and input through the classic exodusII C API. Host-only code: callers pass
+/// host arrays. Nodal vectors named `<name>_x`, `<name>_y`, `<name>_z` are assembled by ParaView.
+#include "fegpu/mesh/mesh.hpp"
+
+#include <string>
+#include <vector>
+
+namespace fegpu {
+
+struct ExodusVariables {
+  std::vector<std::string> nodal, element, global;
+};
+
+/// Writes one mesh and any number of time steps; flushes after each step so a run that dies
+/// leaves a readable file. When the topology changes, start_next_file() continues the output in
+/// the next file of a numbered series (name.e, name.e-s0002, name.e-s0003, ...).
+class ExodusWriter {
+public:
+  ExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title = "fegpu-kk");
+  ~ExodusWriter();
+  ExodusWriter(const ExodusWriter &) = delete;
+  ExodusWriter &operator=(const ExodusWriter &) = delete;
+
+  /// nodal[v] has num_nodes values, element[v] num_elems values, global one per variable.
+  void write_step(double time, const std::vector<const double *> &nodal, const std::vector<const double *> &element,
+                  const std::vector<double> &global);
+  void start_next_file(const HostMesh &mesh);
+
+  const std::string &path() const { return current_; }
+  int steps_in_file() const { return step_; }
+  int file_index() const { return file_index_; }
+  /// Name of file number `index` (1-based) of the series that starts at `base`.
+  static std::string series_name(const std::string &base, int index);
+
+private:
+  void open(const HostMesh &mesh);
+  void close();
+  std::string base_, current_, title_;
+  ExodusVariables vars_;
+  std::vector<ElementBlock> blocks_;
+  int exoid_ = -1, step_ = 0, file_index_ = 1;
+  std::size_t num_nodes_ = 0, num_elems_ = 0;
+};
+
+/// Reads the mesh of an Exodus file (coordinates, blocks, node sets, side sets, id maps).
+/// All blocks must hold one element type. Throws InputError naming the file on failure.
+HostMesh read_exodus_mesh(const std::string &path);
+
+/// Reads results back (for tests and post-processing).
+class ExodusReader {
+public:
+  explicit ExodusReader(const std::string &path);
+  ~ExodusReader();
+  ExodusReader(const ExodusReader &) = delete;
+  ExodusReader &operator=(const ExodusReader &) = delete;
+  std::vector<double> times() const;
+  std::vector<std::string> variable_names(char kind) const; ///< 'n' nodal, 'e' element, 'g' global
+  std::vector<double> nodal(int step, const std::string &name) const;   ///< step is 1-based
+  std::vector<double> element(int step, const std::string &name) const; ///< all blocks in order
+  std::vector<double> global(int step) const;
+
+private:
+  int index_of(char kind, const std::string &name) const;
+  std::string path_;
+  int exoid_ = -1;
+};
+
+} // namespace fegpu

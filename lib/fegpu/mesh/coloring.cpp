@@ -1,0 +1,225 @@
+#include "fegpu/mesh/coloring.hpp"
+
+#include "fegpu/core/error.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace fegpu {
+
+namespace {
+
+constexpr int kMaxColorWords = 8; // up to 512 colours
+
+KOKKOS_INLINE_FUNCTION uint32_t hash32(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  x ^= x >> 16;
+  return x;
+}
+
+/// Groups elements by colour, ascending ids within a colour (one scan per colour: cheap, and
+/// deterministic).
+void group_by_color(Coloring &c, Index ne) {
+  c.color2elem.offsets = IndexView("fegpu::coloring::offsets", c.num_colors + 1);
+  c.color2elem.indices = IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::coloring::elems"), ne);
+  c.offsets_h.assign(c.num_colors + 1, 0);
+  const auto color = c.color;
+  const auto elems = c.color2elem.indices;
+  Index start = 0;
+  for (int k = 0; k < c.num_colors; ++k) {
+    Index count = 0;
+    Kokkos::parallel_scan(
+        "fegpu::coloring::group", range(0, ne),
+        KOKKOS_LAMBDA(Index e, Index & pos, bool final) {
+          if (color(e) == k) {
+            if (final) elems(start + pos) = e;
+            ++pos;
+          }
+        },
+        count);
+    start += count;
+    c.offsets_h[k + 1] = start;
+  }
+  Kokkos::View<Index *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(c.offsets_h.data(),
+                                                                                      c.offsets_h.size());
+  Kokkos::deep_copy(c.color2elem.offsets, h);
+}
+
+Coloring jones_plassmann(const Mesh &mesh, const Crs &n2e) {
+  Kokkos::Profiling::ScopedRegion region("fegpu::coloring::jones_plassmann");
+  const Index ne = mesh.num_elems();
+  const int npe = mesh.nodes_per_elem();
+  const auto conn = mesh.elem2node;
+  const auto off = n2e.offsets;
+  const auto inc = n2e.indices;
+  Coloring c;
+  c.color = IndexView("fegpu::coloring::color", ne);
+  auto color = c.color;
+  Kokkos::deep_copy(color, -1);
+  DeviceView<uint8_t *> selected("fegpu::coloring::selected", ne);
+  Index remaining = ne;
+  int max_color = -1, rounds = 0;
+  while (remaining > 0) {
+    FEGPU_CHECK(++rounds < 100000, "Jones-Plassmann colouring does not converge");
+    // Phase 1: an uncoloured element whose (priority, id) beats every uncoloured neighbour joins
+    // this round's independent set. Only colours from earlier rounds are read.
+    Kokkos::parallel_for(
+        "fegpu::coloring::jp_select", range(0, ne), KOKKOS_LAMBDA(Index e) {
+          selected(e) = 0;
+          if (color(e) >= 0) return;
+          const uint32_t pe = hash32(static_cast<uint32_t>(e));
+          for (int k = 0; k < npe; ++k) {
+            const Index n = conn(e, k);
+            for (Index i = off(n); i < off(n + 1); ++i) {
+              const Index o = inc(i);
+              if (o == e || color(o) >= 0) continue;
+              const uint32_t po = hash32(static_cast<uint32_t>(o));
+              if (po > pe || (po == pe && o > e)) return;
+            }
+          }
+          selected(e) = 1;
+        });
+    // Phase 2: selected elements are pairwise non-adjacent, so each takes the smallest colour
+    // unused by its neighbours without racing.
+    int round_max = -1;
+    Kokkos::parallel_reduce(
+        "fegpu::coloring::jp_assign", range(0, ne),
+        KOKKOS_LAMBDA(Index e, int &mx) {
+          if (!selected(e)) return;
+          for (int w = 0; w < kMaxColorWords; ++w) {
+            uint64_t used = 0;
+            for (int k = 0; k < npe; ++k) {
+              const Index n = conn(e, k);
+              for (Index i = off(n); i < off(n + 1); ++i) {
+                const Index cc = color(inc(i)) - 64 * w;
+                if (cc >= 0 && cc < 64) used |= uint64_t(1) << cc;
+              }
+            }
+            if (~used != 0) {
+              int b = 0;
+              while (used & (uint64_t(1) << b)) ++b;
+              color(e) = 64 * w + b;
+              if (color(e) > mx) mx = color(e);
+              return;
+            }
+          }
+          color(e) = -2; // out of colours: reported below
+        },
+        Kokkos::Max<int>(round_max));
+    max_color = std::max(max_color, round_max);
+    Index left = 0, failed = 0;
+    Kokkos::parallel_reduce(
+        "fegpu::coloring::jp_remaining", range(0, ne),
+        KOKKOS_LAMBDA(Index e, Index & l, Index & f) {
+          l += color(e) == -1 ? 1 : 0;
+          f += color(e) == -2 ? 1 : 0;
+        },
+        left, failed);
+    FEGPU_CHECK(failed == 0, "colouring needs more than " + std::to_string(64 * kMaxColorWords) + " colours");
+    remaining = left;
+  }
+  c.num_colors = max_color + 1;
+  group_by_color(c, ne);
+  return c;
+}
+
+Coloring welsh_powell(const Mesh &mesh, const Crs &n2e) {
+  Kokkos::Profiling::ScopedRegion region("fegpu::coloring::welsh_powell");
+  const Index ne = mesh.num_elems();
+  const int npe = mesh.nodes_per_elem();
+  auto conn = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.elem2node);
+  auto off = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), n2e.offsets);
+  auto inc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), n2e.indices);
+  // Element graph: elements sharing a node.
+  std::vector<Index> adj_off(ne + 1, 0), adj;
+  std::vector<Index> scratch;
+  for (Index e = 0; e < ne; ++e) {
+    scratch.clear();
+    for (int k = 0; k < npe; ++k)
+      for (Index i = off(conn(e, k)); i < off(conn(e, k) + 1); ++i)
+        if (inc(i) != e) scratch.push_back(inc(i));
+    std::sort(scratch.begin(), scratch.end());
+    scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
+    adj.insert(adj.end(), scratch.begin(), scratch.end());
+    adj_off[e + 1] = static_cast<Index>(adj.size());
+  }
+  std::vector<Index> order(ne);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](Index a, Index b) { return adj_off[a + 1] - adj_off[a] > adj_off[b + 1] - adj_off[b]; });
+  std::vector<Index> color_h(ne, -1);
+  std::vector<Index> stamp;
+  int num_colors = 0;
+  for (Index e : order) {
+    for (Index i = adj_off[e]; i < adj_off[e + 1]; ++i) {
+      const Index c = color_h[adj[i]];
+      if (c >= 0) {
+        if (static_cast<std::size_t>(c) >= stamp.size()) stamp.resize(c + 1, -1);
+        stamp[c] = e;
+      }
+    }
+    Index c = 0;
+    while (static_cast<std::size_t>(c) < stamp.size() && stamp[c] == e) ++c;
+    color_h[e] = c;
+    num_colors = std::max(num_colors, static_cast<int>(c) + 1);
+  }
+  Coloring c;
+  c.num_colors = num_colors;
+  c.color = IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::coloring::color"), ne);
+  Kokkos::View<Index *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(color_h.data(), ne);
+  Kokkos::deep_copy(c.color, h);
+  group_by_color(c, ne);
+  return c;
+}
+
+} // namespace
+
+Index Coloring::largest() const {
+  Index m = 0;
+  for (int c = 0; c < num_colors; ++c) m = std::max(m, size(c));
+  return m;
+}
+Index Coloring::smallest() const {
+  Index m = num_colors ? size(0) : 0;
+  for (int c = 0; c < num_colors; ++c) m = std::min(m, size(c));
+  return m;
+}
+
+Coloring color_elements(const Mesh &mesh, const Crs &node2elem, ColoringAlgorithm algorithm) {
+  return algorithm == ColoringAlgorithm::WelshPowell ? welsh_powell(mesh, node2elem) : jones_plassmann(mesh, node2elem);
+}
+
+Index count_coloring_conflicts(const Mesh &mesh, const Crs &n2e, const IndexView &color) {
+  const auto conn = mesh.elem2node;
+  const auto off = n2e.offsets;
+  const auto inc = n2e.indices;
+  const int npe = mesh.nodes_per_elem();
+  Index conflicts = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::coloring::check", range(0, mesh.num_elems()),
+      KOKKOS_LAMBDA(Index e, Index & bad) {
+        if (color(e) < 0) {
+          ++bad;
+          return;
+        }
+        for (int k = 0; k < npe; ++k)
+          for (Index i = off(conn(e, k)); i < off(conn(e, k) + 1); ++i)
+            if (inc(i) > e && color(inc(i)) == color(e)) ++bad;
+      },
+      conflicts);
+  return conflicts;
+}
+
+ColoringAlgorithm coloring_algorithm_from_string(const std::string &name) {
+  if (name == "welsh_powell") return ColoringAlgorithm::WelshPowell;
+  if (name == "jones_plassmann") return ColoringAlgorithm::JonesPlassmann;
+  throw InputError("unknown colouring algorithm '" + name + "' (welsh_powell, jones_plassmann)");
+}
+std::string to_string(ColoringAlgorithm a) {
+  return a == ColoringAlgorithm::WelshPowell ? "welsh_powell" : "jones_plassmann";
+}
+
+} // namespace fegpu

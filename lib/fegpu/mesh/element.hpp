@@ -1,0 +1,50 @@
+#pragma once
+/// \file element.hpp
+/// Element types and their local numbering (Exodus II conventions). Usable in kernels.
+/// Facets are the element's edges: facet f runs from corner f to corner (f+1) % corners, and its
+/// local nodes are listed corner, corner, then the edge's interior nodes from corner f onward.
+#include <Kokkos_Core.hpp>
+
+#include <string>
+
+namespace fegpu {
+
+enum class ElementType : int { Tri3, Tri6, Quad4, Quad8, Quad9, Quad16, Shell4 };
+
+struct ElementInfo {
+  int nodes;           ///< nodes per element
+  int corners;         ///< vertices of the polygon
+  int order;           ///< polynomial order along an edge
+  int nodes_per_facet; ///< order + 1
+};
+
+KOKKOS_INLINE_FUNCTION constexpr ElementInfo element_info(ElementType t) {
+  switch (t) {
+  case ElementType::Tri3: return {3, 3, 1, 2};
+  case ElementType::Tri6: return {6, 3, 2, 3};
+  case ElementType::Quad4: return {4, 4, 1, 2};
+  case ElementType::Quad8: return {8, 4, 2, 3};
+  case ElementType::Quad9: return {9, 4, 2, 3};
+  case ElementType::Quad16: return {16, 4, 3, 4};
+  case ElementType::Shell4: return {4, 4, 1, 2};
+  }
+  return {0, 0, 0, 0};
+}
+
+/// Local node k (0 <= k < nodes_per_facet) of facet f.
+KOKKOS_INLINE_FUNCTION constexpr int facet_node(ElementType t, int f, int k) {
+  const ElementInfo e = element_info(t);
+  if (k == 0) return f;
+  if (k == 1) return (f + 1) % e.corners;
+  // Edge interior nodes follow the corners, `order - 1` of them per edge.
+  return e.corners + f * (e.order - 1) + (k - 2);
+}
+
+/// Exodus II element type name.
+std::string exodus_name(ElementType t);
+/// Parses an Exodus type name (case-insensitive, e.g. "TRI6", "QUAD4", "SHELL4"); false if unknown.
+bool element_type_from_exodus(const std::string &name, int num_nodes, int num_dim, ElementType &out);
+/// The name used in YAML (tri3, tri6, quad4, quad8, quad9, quad16, shell4).
+std::string type_name(ElementType t);
+
+} // namespace fegpu

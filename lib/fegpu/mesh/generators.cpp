@@ -1,0 +1,241 @@
+#include "fegpu/mesh/generators.hpp"
+
+#include "fegpu/core/error.hpp"
+
+#include <array>
+#include <cmath>
+#include <functional>
+#include <numbers>
+
+namespace fegpu {
+
+namespace {
+
+/// Lattice points per cell edge for an element type.
+int lattice_resolution(ElementType t) { return element_info(t).order; }
+
+/// Cell-boundary positions in [0,1] for n cells graded geometrically; lattice point I of
+/// resolution r lies linearly between its cell's bounds.
+struct Grading {
+  int n, r;
+  double q;
+  double cell(int k) const {
+    if (std::abs(q - 1.0) < 1e-14) return double(k) / n;
+    return (std::pow(q, k) - 1.0) / (std::pow(q, n) - 1.0);
+  }
+  double operator()(int I) const {
+    const int k = std::min(I / r, n - 1);
+    const double a = double(I - k * r) / r;
+    return cell(k) + a * (cell(k + 1) - cell(k));
+  }
+};
+
+using LatticeNode = std::function<Index(int I, int J)>;
+
+/// Local lattice offsets (a, b) of each element node within a cell, for the two diagonals.
+struct CellTemplate {
+  int elems;
+  std::array<std::array<std::array<int, 2>, 16>, 2> nodes; // [element in cell][local node] -> (a,b)
+};
+
+CellTemplate cell_template(ElementType t, bool other_diagonal) {
+  CellTemplate c{};
+  switch (t) {
+  case ElementType::Tri3:
+    c.elems = 2;
+    if (!other_diagonal) c.nodes = {{{{{0, 0}, {1, 0}, {1, 1}}}, {{{0, 0}, {1, 1}, {0, 1}}}}};
+    else c.nodes = {{{{{0, 0}, {1, 0}, {0, 1}}}, {{{1, 0}, {1, 1}, {0, 1}}}}};
+    break;
+  case ElementType::Tri6:
+    c.elems = 2;
+    if (!other_diagonal)
+      c.nodes = {{{{{0, 0}, {2, 0}, {2, 2}, {1, 0}, {2, 1}, {1, 1}}}, {{{0, 0}, {2, 2}, {0, 2}, {1, 1}, {1, 2}, {0, 1}}}}};
+    else
+      c.nodes = {{{{{0, 0}, {2, 0}, {0, 2}, {1, 0}, {1, 1}, {0, 1}}}, {{{2, 0}, {2, 2}, {0, 2}, {2, 1}, {1, 2}, {1, 1}}}}};
+    break;
+  case ElementType::Quad4:
+  case ElementType::Shell4:
+    c.elems = 1;
+    c.nodes[0] = {{{0, 0}, {1, 0}, {1, 1}, {0, 1}}};
+    break;
+  case ElementType::Quad8:
+  case ElementType::Quad9:
+    c.elems = 1;
+    c.nodes[0] = {{{0, 0}, {2, 0}, {2, 2}, {0, 2}, {1, 0}, {2, 1}, {1, 2}, {0, 1}, {1, 1}}};
+    break;
+  case ElementType::Quad16:
+    c.elems = 1;
+    c.nodes[0] = {{{0, 0}, {3, 0}, {3, 3}, {0, 3}, {1, 0}, {2, 0}, {3, 1}, {3, 2}, {2, 3}, {1, 3}, {0, 2}, {0, 1},
+                   {1, 1}, {2, 1}, {2, 2}, {1, 2}}};
+    break;
+  }
+  return c;
+}
+
+/// Which element of a cell and which of its local facets lies on cell side s
+/// (0 bottom, 1 right, 2 top, 3 left).
+std::array<int, 2> side_facet(ElementType t, bool other_diagonal, int s) {
+  if (element_info(t).corners == 4) return {0, s};
+  static const int d0[4][2] = {{0, 0}, {0, 1}, {1, 1}, {1, 2}};
+  static const int d1[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 2}};
+  const auto &row = other_diagonal ? d1[s] : d0[s];
+  return {row[0], row[1]};
+}
+
+/// Appends the elements of an nx x ny block of cells; `side_names` names the side sets that
+/// collect the block's bottom, right, top and left boundaries ("" for none).
+void add_block(HostMesh &h, int nx, int ny, const LatticeNode &node, const std::function<bool(int, int)> &other_diag,
+               const std::array<std::string, 4> &side_names) {
+  const int r = lattice_resolution(h.type);
+  const int npe = element_info(h.type).nodes;
+  auto side_set = [&](const std::string &name) -> HostMesh::Set & {
+    for (auto &s : h.side_sets)
+      if (s.name == name) return s;
+    h.side_sets.push_back({name, static_cast<int>(h.side_sets.size()) + 1, {}, {}});
+    return h.side_sets.back();
+  };
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      const bool od = other_diag(i, j);
+      const CellTemplate c = cell_template(h.type, od);
+      const Index first = static_cast<Index>(h.conn.size() / npe);
+      for (int e = 0; e < c.elems; ++e)
+        for (int k = 0; k < npe; ++k) h.conn.push_back(node(r * i + c.nodes[e][k][0], r * j + c.nodes[e][k][1]));
+      const bool on_side[4] = {j == 0, i == nx - 1, j == ny - 1, i == 0};
+      for (int s = 0; s < 4; ++s)
+        if (on_side[s] && !side_names[s].empty()) {
+          const auto ef = side_facet(h.type, od, s);
+          auto &set = side_set(side_names[s]);
+          set.a.push_back(first + ef[0]);
+          set.b.push_back(ef[1]);
+        }
+    }
+}
+
+/// Drops nodes no element references (the cell centres of Quad8) and renumbers.
+void compact_nodes(HostMesh &h) {
+  const std::size_t nn = h.xyz.size() / 3;
+  std::vector<Index> old2new(nn, -1);
+  for (Index n : h.conn) old2new[n] = 0;
+  Index next = 0;
+  std::vector<double> xyz;
+  for (std::size_t i = 0; i < nn; ++i)
+    if (old2new[i] == 0) {
+      old2new[i] = next++;
+      xyz.insert(xyz.end(), h.xyz.begin() + 3 * i, h.xyz.begin() + 3 * i + 3);
+    }
+  if (static_cast<std::size_t>(next) == nn) return;
+  for (Index &n : h.conn) n = old2new[n];
+  h.xyz = std::move(xyz);
+}
+
+void finish(HostMesh &h, const std::string &block_name) {
+  compact_nodes(h);
+  const Index ne = static_cast<Index>(h.conn.size() / element_info(h.type).nodes);
+  h.blocks = {{block_name, 1, 0, ne}};
+  for (const auto &s : std::vector<HostMesh::Set>(h.side_sets)) add_node_set_from_side_set(h, s.name, s.name);
+}
+
+void check_counts(int a, int b, const char *what) {
+  if (a < 1 || b < 1) throw InputError(std::string(what) + ": cell counts must be positive");
+}
+
+} // namespace
+
+HostMesh generate_rectangle(ElementType type, int nx, int ny, double lx, double ly, double x0, double y0) {
+  check_counts(nx, ny, "rectangle");
+  HostMesh h;
+  h.type = type;
+  h.dim = type == ElementType::Shell4 ? 3 : 2;
+  const int r = lattice_resolution(type), NI = r * nx + 1, NJ = r * ny + 1;
+  for (int J = 0; J < NJ; ++J)
+    for (int I = 0; I < NI; ++I) h.xyz.insert(h.xyz.end(), {x0 + lx * I / (NI - 1), y0 + ly * J / (NJ - 1), 0.0});
+  add_block(h, nx, ny, [&](int I, int J) { return J * NI + I; }, [](int, int) { return false; },
+            {"bottom", "right", "top", "left"});
+  finish(h, "rectangle");
+  return h;
+}
+
+HostMesh generate_annulus(ElementType type, int n_theta, int n_r, double r_in, double r_out, double grading,
+                          double angle_deg) {
+  check_counts(n_theta, n_r, "annulus");
+  if (!(r_in > 0 && r_out > r_in)) throw InputError("annulus: need 0 < inner_radius < outer_radius");
+  HostMesh h;
+  h.type = type;
+  h.dim = 2;
+  const bool closed = std::abs(angle_deg - 360.0) < 1e-12;
+  const int r = lattice_resolution(type), NI = r * n_r + 1, NJ = r * n_theta + (closed ? 0 : 1);
+  const Grading g{n_r, r, grading};
+  const double span = angle_deg * std::numbers::pi / 180.0;
+  for (int J = 0; J < NJ; ++J)
+    for (int I = 0; I < NI; ++I) {
+      const double rad = r_in + (r_out - r_in) * g(I), th = span * J / (r * n_theta);
+      h.xyz.insert(h.xyz.end(), {rad * std::cos(th), rad * std::sin(th), 0.0});
+    }
+  add_block(h, n_r, n_theta, [&](int I, int J) { return (J % NJ) * NI + I; }, [](int, int) { return false; },
+            {closed ? "" : "start", "outer", closed ? "" : "end", "inner"});
+  finish(h, "annulus");
+  return h;
+}
+
+HostMesh generate_disc(ElementType type, int n_theta, int n_r, double radius, double core, double grading) {
+  check_counts(n_theta, n_r, "disc");
+  if (n_theta % 4 != 0) throw InputError("disc: n_theta must be a multiple of 4");
+  if (!(radius > 0) || !(core > 0 && core < 1)) throw InputError("disc: need radius > 0 and 0 < core < 1");
+  HostMesh h;
+  h.type = type;
+  h.dim = type == ElementType::Shell4 ? 3 : 2;
+  const int r = lattice_resolution(type), n = n_theta / 4, m = r * n, NR = r * n_r;
+  const double a = core * radius / std::sqrt(2.0);
+  // Square core, lattice (m+1)^2.
+  for (int J = 0; J <= m; ++J)
+    for (int I = 0; I <= m; ++I) h.xyz.insert(h.xyz.end(), {-a + 2 * a * I / m, -a + 2 * a * J / m, 0.0});
+  const auto square = [m](int I, int J) { return J * (m + 1) + I; };
+  const auto perimeter = [&](int J) -> Index { // counter-clockwise from the corner (a, -a)
+    J %= 4 * m;
+    if (J < m) return square(m, J);
+    if (J < 2 * m) return square(m - (J - m), m);
+    if (J < 3 * m) return square(0, m - (J - 2 * m));
+    return square(J - 3 * m, 0);
+  };
+  const Index base = static_cast<Index>((m + 1) * (m + 1));
+  const Grading g{n_r, r, grading};
+  for (int J = 0; J < 4 * m; ++J) {
+    const Index p = perimeter(J);
+    const double xs = h.xyz[3 * p], ys = h.xyz[3 * p + 1];
+    const double phi = -std::numbers::pi / 4 + 2 * std::numbers::pi * J / (4 * m);
+    for (int I = 1; I <= NR; ++I) {
+      const double s = g(I);
+      h.xyz.insert(h.xyz.end(), {(1 - s) * xs + s * radius * std::cos(phi), (1 - s) * ys + s * radius * std::sin(phi), 0.0});
+    }
+  }
+  // Core triangles in a union-jack pattern, symmetric about both axes.
+  add_block(h, n, n, square, [n](int i, int j) { return (2 * i < n) != (2 * j < n); }, {"", "", "", ""});
+  add_block(h, n_r, 4 * n, [&](int I, int J) { return I == 0 ? perimeter(J) : base + (J % (4 * m)) * NR + (I - 1); },
+            [](int, int) { return false; }, {"", "outer", "", ""});
+  finish(h, "disc");
+  return h;
+}
+
+HostMesh generate_cylinder(int n_theta, int n_z, double radius, double length, double angle_deg) {
+  check_counts(n_theta, n_z, "cylinder");
+  if (!(radius > 0 && length > 0)) throw InputError("cylinder: radius and length must be > 0");
+  HostMesh h;
+  h.type = ElementType::Shell4;
+  h.dim = 3;
+  const bool closed = std::abs(angle_deg - 360.0) < 1e-12;
+  const int NI = n_theta + (closed ? 0 : 1), NJ = n_z + 1;
+  const double span = angle_deg * std::numbers::pi / 180.0;
+  for (int J = 0; J < NJ; ++J)
+    for (int I = 0; I < NI; ++I) {
+      const double th = span * I / n_theta;
+      h.xyz.insert(h.xyz.end(), {radius * std::cos(th), radius * std::sin(th), length * J / n_z});
+    }
+  // theta x z keeps e_theta x e_z = outward normal.
+  add_block(h, n_theta, n_z, [&](int I, int J) { return J * NI + (I % NI); }, [](int, int) { return false; },
+            {"bottom", closed ? "" : "end", "top", closed ? "" : "start"});
+  finish(h, "cylinder");
+  return h;
+}
+
+} // namespace fegpu

@@ -1,0 +1,77 @@
+#pragma once
+/// \file mesh.hpp
+/// An unstructured mesh of one element type, stored on the device as structure of arrays, with
+/// element blocks (contiguous element ranges), node sets and side sets. Global ids are kept beside
+/// local indices for later domain decomposition.
+#include "fegpu/core/types.hpp"
+#include "fegpu/mesh/element.hpp"
+
+#include <string>
+#include <vector>
+
+namespace fegpu {
+
+struct ElementBlock {
+  std::string name;
+  int id = 1;
+  Index begin = 0, end = 0; ///< element range [begin, end)
+};
+
+struct NodeSet {
+  std::string name;
+  int id = 1;
+  IndexView nodes; // (member)
+};
+
+struct SideSet {
+  std::string name;
+  int id = 1;
+  IndexView elems;  // (member): element
+  IndexView facets; // (member): local facet of that element, 0-based
+};
+
+struct Mesh {
+  ElementType type = ElementType::Tri3;
+  int dim = 2;           ///< spatial dimension of the coordinates (2, or 3 for shells)
+  CoordView coords;      // (node, xyz)
+  ConnView elem2node;    // (element, local node)
+  GlobalIdView node_gid; // (node)
+  GlobalIdView elem_gid; // (element)
+  std::vector<ElementBlock> blocks;
+  std::vector<NodeSet> node_sets;
+  std::vector<SideSet> side_sets;
+
+  Index num_nodes() const { return static_cast<Index>(coords.extent(0)); }
+  Index num_elems() const { return static_cast<Index>(elem2node.extent(0)); }
+  int nodes_per_elem() const { return element_info(type).nodes; }
+
+  /// The named set; throws InputError listing the available names if absent.
+  const NodeSet &node_set(const std::string &name) const;
+  const SideSet &side_set(const std::string &name) const;
+};
+
+/// Host-side arrays a generator or reader fills before upload.
+struct HostMesh {
+  ElementType type = ElementType::Tri3;
+  int dim = 2;
+  std::vector<double> xyz;  ///< 3 per node
+  std::vector<Index> conn;  ///< nodes_per_elem per element
+  std::vector<GlobalId> node_gid, elem_gid; ///< empty: 1-based local numbering
+  std::vector<ElementBlock> blocks;
+  struct Set {
+    std::string name;
+    int id;
+    std::vector<Index> a, b; ///< node sets: nodes in a; side sets: elements in a, local facets in b
+  };
+  std::vector<Set> node_sets, side_sets;
+};
+
+/// Copies host arrays to the device (allocations labelled fegpu::mesh::*).
+Mesh upload(const HostMesh &h);
+/// Copies a mesh back to host arrays (for output and tests).
+HostMesh download(const Mesh &m);
+
+/// Adds a node set holding the nodes of every facet of a side set (sorted, unique).
+void add_node_set_from_side_set(HostMesh &h, const std::string &side_set, const std::string &node_set_name);
+
+} // namespace fegpu

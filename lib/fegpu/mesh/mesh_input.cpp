@@ -1,0 +1,75 @@
+#include "fegpu/mesh/mesh_input.hpp"
+
+#include "fegpu/io/exodus.hpp"
+#include "fegpu/mesh/generators.hpp"
+
+#include <algorithm>
+
+namespace fegpu {
+
+namespace {
+ElementType parse_type(const InputNode &s, const std::vector<ElementType> &allowed) {
+  std::vector<std::string> names;
+  for (ElementType t : allowed) names.push_back(type_name(t));
+  const std::string v = s.get_choice("element", names);
+  for (ElementType t : allowed)
+    if (type_name(t) == v) return t;
+  return allowed.front();
+}
+
+std::string folder_of(const std::string &file) {
+  const auto slash = file.find_last_of('/');
+  return slash == std::string::npos ? "." : file.substr(0, slash);
+}
+} // namespace
+
+HostMesh read_mesh_section(const InputNode &s, const std::string &input_file, const std::vector<ElementType> &allowed) {
+  if (s.has("file")) {
+    if (s.has("generator")) s.error("give either 'file' or 'generator', not both");
+    std::string path = s.get<std::string>("file");
+    if (!path.empty() && path[0] != '/') path = folder_of(input_file) + "/" + path;
+    HostMesh h;
+    try {
+      h = read_exodus_mesh(path);
+    } catch (const InputError &e) {
+      s.child("file").error(e.what());
+    }
+    if (std::find(allowed.begin(), allowed.end(), h.type) == allowed.end())
+      s.child("file").error("this module does not accept " + type_name(h.type) + " elements");
+    return h;
+  }
+  const std::string gen = s.get_choice("generator", {"rectangle", "annulus", "disc", "cylinder"});
+  const auto wrap = [&](auto &&make) -> HostMesh {
+    try {
+      return make();
+    } catch (const InputError &e) {
+      s.error(e.what());
+    }
+  };
+  if (gen == "cylinder") {
+    if (std::find(allowed.begin(), allowed.end(), ElementType::Shell4) == allowed.end())
+      s.child("generator").error("this module does not accept shell meshes");
+    const int nt = s.get_positive_int("n_theta"), nz = s.get_positive_int("n_z");
+    const double r = s.get_positive("radius"), l = s.get_positive("length"), ang = s.get_positive("angle", 360.0);
+    return wrap([&] { return generate_cylinder(nt, nz, r, l, ang); });
+  }
+  const ElementType type = parse_type(s, allowed);
+  if (gen == "rectangle") {
+    const int nx = s.get_positive_int("nx"), ny = s.get_positive_int("ny");
+    const double lx = s.get_positive("lx"), ly = s.get_positive("ly");
+    const double x0 = s.get<double>("x0", 0.0), y0 = s.get<double>("y0", 0.0);
+    return wrap([&] { return generate_rectangle(type, nx, ny, lx, ly, x0, y0); });
+  }
+  if (gen == "annulus") {
+    const int nt = s.get_positive_int("n_theta"), nr = s.get_positive_int("n_r");
+    const double ri = s.get_positive("inner_radius"), ro = s.get_positive("outer_radius");
+    const double g = s.get_positive("grading", 1.0), ang = s.get_positive("angle", 360.0);
+    if (ang > 360.0) s.child("angle").error("must be at most 360 degrees");
+    return wrap([&] { return generate_annulus(type, nt, nr, ri, ro, g, ang); });
+  }
+  const int nt = s.get_positive_int("n_theta"), nr = s.get_positive_int("n_r");
+  const double r = s.get_positive("radius"), core = s.get_positive("core", 0.5), g = s.get_positive("grading", 1.0);
+  return wrap([&] { return generate_disc(type, nt, nr, r, core, g); });
+}
+
+} // namespace fegpu

@@ -1,0 +1,24 @@
+#pragma once
+/// \file mesh_input.hpp
+/// The `mesh` section: a built-in generator or an Exodus II file.
+///
+///   mesh: {generator: rectangle, element: tri6, nx: 40, ny: 4, lx: 1.0, ly: 0.1}
+///   mesh: {generator: annulus, element: tri6, n_theta: 600, n_r: 200, inner_radius: 0.1,
+///          outer_radius: 1.0, grading: 1.0, angle: 360}
+///   mesh: {generator: disc, element: tri3, n_theta: 64, n_r: 8, radius: 1.0, core: 0.5}
+///   mesh: {generator: cylinder, n_theta: 32, n_z: 16, radius: 1, length: 2, angle: 360}
+///   mesh: {file: part.exo}   (relative to the input file's folder)
+#include "fegpu/input/input.hpp"
+#include "fegpu/mesh/mesh.hpp"
+
+#include <string>
+#include <vector>
+
+namespace fegpu {
+
+/// Reads the section; `input_file` locates relative mesh paths. `allowed` lists the element types
+/// the calling module accepts (an error names them otherwise).
+HostMesh read_mesh_section(const InputNode &section, const std::string &input_file,
+                           const std::vector<ElementType> &allowed);
+
+} // namespace fegpu

@@ -1,0 +1,358 @@
+#include "elastic_model.hpp"
+
+#include "fegpu/core/error.hpp"
+#include "fegpu/input/expression.hpp"
+#include "fegpu/mesh/topology.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace fegpu::elastic {
+
+namespace {
+
+/// Gathers an element's coordinates and displacements.
+template <int NPE> struct Gather {
+  ConnView conn;
+  CoordView xyz;
+  KOKKOS_INLINE_FUNCTION void coords(Index e, double x[NPE], double y[NPE]) const {
+    for (int a = 0; a < NPE; ++a) {
+      const Index n = conn(e, a);
+      x[a] = xyz(n, 0);
+      y[a] = xyz(n, 1);
+    }
+  }
+  KOKKOS_INLINE_FUNCTION void field(Index e, const DofView &u, double ux[NPE], double uy[NPE]) const {
+    for (int a = 0; a < NPE; ++a) {
+      const Index n = conn(e, a);
+      ux[a] = u(n, 0);
+      uy[a] = u(n, 1);
+    }
+  }
+};
+
+template <int NPE> struct InternalForce {
+  Gather<NPE> g;
+  DeviceView<Material *> mats;
+  IndexView elem_mat;
+  DofView u;
+  template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
+    double x[NPE], y[NPE], ux[NPE], uy[NPE], fx[NPE], fy[NPE];
+    g.coords(e, x, y);
+    g.field(e, u, ux, uy);
+    internal_force<NPE>(mats(elem_mat(e)), x, y, ux, uy, fx, fy);
+    for (int a = 0; a < NPE; ++a) {
+      const Index n = g.conn(e, a);
+      add(n, 0, fx[a]);
+      add(n, 1, fy[a]);
+    }
+  }
+};
+
+template <int NPE> struct LumpedMass {
+  Gather<NPE> g;
+  DeviceView<Material *> mats;
+  IndexView elem_mat;
+  template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
+    double x[NPE], y[NPE], min_det;
+    g.coords(e, x, y);
+    const Material m = mats(elem_mat(e));
+    const double mass = m.density * m.thickness * area<NPE>(x, y, min_det);
+    for (int a = 0; a < NPE; ++a) {
+      add(g.conn(e, a), 0, mass * mass_fraction<NPE>(a));
+      add(g.conn(e, a), 1, mass * mass_fraction<NPE>(a));
+    }
+  }
+};
+
+template <int NPE> Gather<NPE> gather(const Mesh &m) { return {m.elem2node, m.coords}; }
+
+
+Material make_material(const MaterialSpec &s) {
+  const double E = s.youngs_modulus, nu = s.poissons_ratio;
+  Material m;
+  m.mu = E / (2 * (1 + nu));
+  m.lambda_3d = E * nu / ((1 + nu) * (1 - 2 * nu));
+  m.lambda = s.plane_stress ? 2 * m.lambda_3d * m.mu / (m.lambda_3d + 2 * m.mu) : m.lambda_3d;
+  m.density = s.density;
+  m.thickness = s.thickness;
+  m.plane_stress = s.plane_stress;
+  return m;
+}
+
+} // namespace
+
+// Kernels launched from named function templates: nvcc accepts no device lambda inside a
+// generic lambda, and none in a private member.
+namespace kernels {
+
+template <int N> double min_jacobian(const Mesh &mesh) {
+  double min_det = 0;
+  const auto g = gather<N>(mesh);
+  Kokkos::parallel_reduce(
+      "fegpu::elastic::check_jacobian", range(0, mesh.num_elems()),
+      KOKKOS_LAMBDA(Index e, double &mn) {
+        double x[N], y[N], md;
+        g.coords(e, x, y);
+        area<N>(x, y, md);
+        mn = md < mn ? md : mn;
+      },
+      Kokkos::Min<double>(min_det));
+  return min_det;
+}
+
+template <int N> double max_eigenvalue(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em) {
+  double lambda_max = 0;
+  const auto g = gather<N>(mesh);
+  Kokkos::parallel_reduce(
+      "fegpu::elastic::element_eigenvalue", range(0, mesh.num_elems()),
+      KOKKOS_LAMBDA(Index e, double &mx) {
+        double x[N], y[N];
+        g.coords(e, x, y);
+        const double l = elastic::max_eigenvalue<N>(mats(em(e)), x, y);
+        mx = l > mx ? l : mx;
+      },
+      Kokkos::Max<double>(lambda_max));
+  return lambda_max;
+}
+
+template <int N>
+void element_stress(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, const DofView &u,
+                    const DeviceView<Real *[3]> &stress, const RealView &energy) {
+  const auto g = gather<N>(mesh);
+  Kokkos::parallel_for(
+      "fegpu::elastic::element_stress", range(0, mesh.num_elems()), KOKKOS_LAMBDA(Index e) {
+        double x[N], y[N], ux[N], uy[N], fx[N], fy[N], s[3], w;
+        g.coords(e, x, y);
+        g.field(e, u, ux, uy);
+        internal_force<N>(mats(em(e)), x, y, ux, uy, fx, fy, s, &w);
+        for (int k = 0; k < 3; ++k) stress(e, k) = s[k];
+        energy(e) = w;
+      });
+}
+
+} // namespace kernels
+
+ElasticModel::ElasticModel(const HostMesh &mesh, Config config) : host_mesh_(mesh), config_(std::move(config)) {
+  FEGPU_CHECK(mesh.type == ElementType::Tri3 || mesh.type == ElementType::Tri6, "elastodynamics needs T3 or T6");
+  mesh_ = upload(mesh);
+  {
+    Kokkos::Profiling::ScopedRegion r("fegpu::elastic::coloring");
+    const Crs n2e = build_node2elem(mesh_);
+    coloring_ = color_elements(mesh_, n2e, config_.coloring);
+  }
+  // Materials by block.
+  const Index ne = mesh_.num_elems();
+  std::vector<Index> elem_mat(ne, -1);
+  for (std::size_t k = 0; k < config_.materials.size(); ++k) {
+    const auto &spec = config_.materials[k];
+    materials_h_.push_back(make_material(spec));
+    for (const auto &b : mesh.blocks) {
+      const bool mine = spec.blocks.empty() || std::find(spec.blocks.begin(), spec.blocks.end(), b.name) != spec.blocks.end();
+      if (!mine) continue;
+      for (Index e = b.begin; e < b.end; ++e) {
+        if (elem_mat[e] >= 0) throw InputError("block '" + b.name + "' is given two materials");
+        elem_mat[e] = static_cast<Index>(k);
+      }
+    }
+  }
+  for (const auto &b : mesh.blocks)
+    if (b.end > b.begin && elem_mat[b.begin] < 0) throw InputError("block '" + b.name + "' has no material");
+  elem_material_h_ = elem_mat;
+  materials_ = DeviceView<Material *>("fegpu::elastic::materials", materials_h_.size());
+  auto mats_h = Kokkos::create_mirror_view(materials_);
+  for (std::size_t k = 0; k < materials_h_.size(); ++k) mats_h(k) = materials_h_[k];
+  Kokkos::deep_copy(materials_, mats_h);
+  elem_material_ = IndexView("fegpu::elastic::elem_material", ne);
+  Kokkos::deep_copy(elem_material_,
+                    Kokkos::View<Index *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(elem_mat.data(), ne));
+
+  // Validity: every element must have positive det J at its integration points.
+  const double min_det =
+      mesh_.type == ElementType::Tri3 ? kernels::min_jacobian<3>(mesh_) : kernels::min_jacobian<6>(mesh_);
+  if (!(min_det > 0)) throw InputError("the mesh has an inverted or degenerate element (det J <= 0)");
+
+  mass_ = DofView("fegpu::elastic::mass", mesh_.num_nodes(), 2);
+  if (mesh_.type == ElementType::Tri3)
+    scatter_elements("fegpu::elastic::lumped_mass", config_.scatter, coloring_, ne, mass_,
+                     LumpedMass<3>{gather<3>(mesh_), materials_, elem_material_});
+  else
+    scatter_elements("fegpu::elastic::lumped_mass", config_.scatter, coloring_, ne, mass_,
+                     LumpedMass<6>{gather<6>(mesh_), materials_, elem_material_});
+}
+
+double ElasticModel::critical_time_step() const {
+  const double lambda_max = mesh_.type == ElementType::Tri3
+                                ? kernels::max_eigenvalue<3>(mesh_, materials_, elem_material_)
+                                : kernels::max_eigenvalue<6>(mesh_, materials_, elem_material_);
+  // The power iteration approaches lambda from below; 1% keeps the bound on the safe side.
+  return 2.0 / std::sqrt(1.01 * lambda_max);
+}
+
+void ElasticModel::internal_force(const DofView &u, const DofView &f) {
+  Kokkos::deep_copy(f, 0.0);
+  if (mesh_.type == ElementType::Tri3)
+    scatter_elements("fegpu::elastic::internal_force", config_.scatter, coloring_, mesh_.num_elems(), f,
+                     InternalForce<3>{gather<3>(mesh_), materials_, elem_material_, u});
+  else
+    scatter_elements("fegpu::elastic::internal_force", config_.scatter, coloring_, mesh_.num_elems(), f,
+                     InternalForce<6>{gather<6>(mesh_), materials_, elem_material_, u});
+}
+
+void ElasticModel::element_stress(const DofView &u, const DeviceView<Real *[3]> &stress,
+                                  const RealView &energy) const {
+  if (mesh_.type == ElementType::Tri3) kernels::element_stress<3>(mesh_, materials_, elem_material_, u, stress, energy);
+  else kernels::element_stress<6>(mesh_, materials_, elem_material_, u, stress, energy);
+}
+
+std::vector<Constraint> ElasticModel::constraints() const {
+  std::vector<Constraint> out;
+  const Index nn = mesh_.num_nodes();
+  for (const auto &bc : config_.boundary) {
+    if (bc.kind != BoundarySpec::Displacement && bc.kind != BoundarySpec::Velocity) continue;
+    const auto nodes = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh_.node_set(bc.set).nodes);
+    for (int c : bc.components) {
+      Constraint con;
+      con.kind = bc.kind == BoundarySpec::Displacement ? Constraint::Displacement : Constraint::Velocity;
+      con.value = bc.value[0];
+      con.function = bc.function;
+      con.dofs = IndexView("fegpu::elastic::constrained_dofs", nodes.extent(0));
+      auto d = Kokkos::create_mirror_view(con.dofs);
+      for (std::size_t i = 0; i < nodes.extent(0); ++i) d(i) = c * nn + nodes(i);
+      Kokkos::deep_copy(con.dofs, d);
+      out.push_back(con);
+    }
+  }
+  return out;
+}
+
+std::vector<LoadPattern> ElasticModel::loads() const {
+  std::vector<LoadPattern> out;
+  const Index nn = mesh_.num_nodes();
+  const HostMesh &h = host_mesh_;
+  const ElementInfo info = element_info(h.type);
+  for (const auto &bc : config_.boundary) {
+    std::map<Index, double> w; // dof -> weight
+    if (bc.kind == BoundarySpec::Force) {
+      const auto nodes = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh_.node_set(bc.set).nodes);
+      for (std::size_t i = 0; i < nodes.extent(0); ++i)
+        for (int c = 0; c < 2; ++c) w[c * nn + nodes(i)] += bc.value[c];
+    } else if (bc.kind == BoundarySpec::Traction || bc.kind == BoundarySpec::Pressure) {
+      const auto it = std::find_if(h.side_sets.begin(), h.side_sets.end(), [&](const auto &s) { return s.name == bc.set; });
+      FEGPU_CHECK(it != h.side_sets.end(), "side set " + bc.set);
+      // Consistent nodal forces: int N_k t ds along each edge, three-point Gauss-Legendre.
+      const double gp[3] = {-std::sqrt(0.6), 0.0, std::sqrt(0.6)}, gw[3] = {5.0 / 9, 8.0 / 9, 5.0 / 9};
+      for (std::size_t i = 0; i < it->a.size(); ++i) {
+        const int npf = info.nodes_per_facet;
+        Index nodes[3];
+        double px[3], py[3];
+        for (int k = 0; k < npf; ++k) {
+          nodes[k] = h.conn[static_cast<std::size_t>(it->a[i]) * info.nodes + facet_node(h.type, it->b[i], k)];
+          px[k] = h.xyz[3 * nodes[k]];
+          py[k] = h.xyz[3 * nodes[k] + 1];
+        }
+        const double thickness = materials_h_[elem_material_h_[it->a[i]]].thickness;
+        for (int q = 0; q < 3; ++q) {
+          const double s = gp[q];
+          double N[3], dN[3];
+          if (npf == 2) {
+            N[0] = 0.5 * (1 - s), N[1] = 0.5 * (1 + s), dN[0] = -0.5, dN[1] = 0.5;
+          } else {
+            N[0] = 0.5 * s * (s - 1), N[1] = 0.5 * s * (s + 1), N[2] = 1 - s * s;
+            dN[0] = s - 0.5, dN[1] = s + 0.5, dN[2] = -2 * s;
+          }
+          double tx = 0, ty = 0;
+          for (int k = 0; k < npf; ++k) {
+            tx += dN[k] * px[k];
+            ty += dN[k] * py[k];
+          }
+          // Counter-clockwise elements: the outward normal is the tangent turned clockwise.
+          const double len = std::hypot(tx, ty), nx = ty / len, ny = -tx / len;
+          const double trac[2] = {bc.kind == BoundarySpec::Pressure ? -bc.value[0] * nx : bc.value[0],
+                                  bc.kind == BoundarySpec::Pressure ? -bc.value[0] * ny : bc.value[1]};
+          for (int k = 0; k < npf; ++k)
+            for (int c = 0; c < 2; ++c) w[c * nn + nodes[k]] += gw[q] * N[k] * trac[c] * len * thickness;
+        }
+      }
+    } else {
+      continue;
+    }
+    LoadPattern p;
+    p.function = bc.function;
+    p.dofs = IndexView("fegpu::elastic::load_dofs", w.size());
+    p.weights = RealView("fegpu::elastic::load_weights", w.size());
+    auto d = Kokkos::create_mirror_view(p.dofs);
+    auto v = Kokkos::create_mirror_view(p.weights);
+    std::size_t i = 0;
+    for (const auto &kv : w) {
+      d(i) = kv.first;
+      v(i++) = kv.second;
+    }
+    Kokkos::deep_copy(p.dofs, d);
+    Kokkos::deep_copy(p.weights, v);
+    out.push_back(p);
+  }
+  return out;
+}
+
+void ElasticModel::initial_state(const DofView &u, const DofView &v) const {
+  const Index nn = mesh_.num_nodes();
+  const auto fill = [&](const std::string (&expr)[2], const DofView &target) {
+    auto h = Kokkos::create_mirror_view(target);
+    for (int c = 0; c < 2; ++c) {
+      if (expr[c].empty()) {
+        for (Index i = 0; i < nn; ++i) h(i, c) = 0;
+        continue;
+      }
+      const Expression f(expr[c], {"x", "y"});
+      for (Index i = 0; i < nn; ++i) h(i, c) = f({host_mesh_.xyz[3 * i], host_mesh_.xyz[3 * i + 1]});
+    }
+    Kokkos::deep_copy(target, h);
+  };
+  fill(config_.initial_displacement, u);
+  fill(config_.initial_velocity, v);
+}
+
+ExodusVariables ElasticModel::output_variables() const {
+  return {{"displacement_x", "displacement_y", "velocity_x", "velocity_y", "acceleration_x", "acceleration_y"},
+          {"stress_xx", "stress_yy", "stress_xy", "stress_zz", "von_mises", "strain_energy"},
+          {}};
+}
+
+void ElasticModel::fill_output(const DofView &u, const DofView &v, const DofView &a,
+                               std::vector<std::vector<double>> &nodal, std::vector<std::vector<double>> &element) {
+  const Index nn = mesh_.num_nodes(), ne = mesh_.num_elems();
+  DeviceView<Real *[3]> stress(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::stress"), ne);
+  RealView energy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::energy"), ne);
+  element_stress(u, stress, energy);
+  nodal.assign(6, std::vector<double>(nn));
+  for (int f = 0; f < 3; ++f) {
+    const DofView &src = f == 0 ? u : f == 1 ? v : a;
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), src);
+    for (Index i = 0; i < nn; ++i) {
+      nodal[2 * f][i] = h(i, 0);
+      nodal[2 * f + 1][i] = h(i, 1);
+    }
+  }
+  auto s = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), stress);
+  auto w = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), energy);
+  auto em = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), elem_material_);
+  element.assign(6, std::vector<double>(ne));
+  for (Index e = 0; e < ne; ++e) {
+    const Material &m = materials_h_[em(e)];
+    const double sxx = s(e, 0), syy = s(e, 1), sxy = s(e, 2);
+    // Plane strain: sigma_zz = lambda (eps_xx + eps_yy) = nu (sigma_xx + sigma_yy).
+    const double nu = m.lambda_3d / (2 * (m.lambda_3d + m.mu));
+    const double szz = m.plane_stress ? 0.0 : nu * (sxx + syy);
+    element[0][e] = sxx;
+    element[1][e] = syy;
+    element[2][e] = sxy;
+    element[3][e] = szz;
+    element[4][e] = std::sqrt(0.5 * ((sxx - syy) * (sxx - syy) + (syy - szz) * (syy - szz) + (szz - sxx) * (szz - sxx)) +
+                              3 * sxy * sxy);
+    element[5][e] = w(e);
+  }
+}
+
+} // namespace fegpu::elastic

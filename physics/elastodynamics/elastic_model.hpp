@@ -1,0 +1,76 @@
+#pragma once
+/// \file elastic_model.hpp
+/// Linear elastodynamics of 2D bodies meshed with T3 or T6 triangles (plane strain or stress),
+/// lumped mass, for the explicit driver. The cohesive-fracture module builds on it.
+#include "fegpu/assembly/scatter.hpp"
+#include "fegpu/driver/explicit.hpp"
+#include "fegpu/mesh/coloring.hpp"
+#include "fegpu/mesh/mesh.hpp"
+#include "triangle.hpp"
+
+#include <string>
+#include <vector>
+
+namespace fegpu::elastic {
+
+struct MaterialSpec {
+  std::string name;
+  double density = 0, youngs_modulus = 0, poissons_ratio = 0;
+  bool plane_stress = false; ///< plane: stress | strain
+  double thickness = 1.0;
+  std::vector<std::string> blocks; ///< empty: every block
+};
+
+struct BoundarySpec {
+  enum Kind { Displacement, Velocity, Traction, Pressure, Force } kind = Displacement;
+  std::string set;              ///< node set (displacement, velocity, force) or side set
+  std::vector<int> components;  ///< 0 = x, 1 = y (displacement, velocity)
+  std::vector<double> value;    ///< one value, or a vector (traction, force)
+  TimeFunction function;
+};
+
+struct Config {
+  std::vector<MaterialSpec> materials;
+  std::vector<BoundarySpec> boundary;
+  std::string initial_velocity[2], initial_displacement[2]; ///< expressions of x, y ("" = 0)
+  ScatterStrategy scatter = ScatterStrategy::Coloring;
+  ColoringAlgorithm coloring = ColoringAlgorithm::JonesPlassmann;
+};
+
+class ElasticModel : public ExplicitModel {
+public:
+  ElasticModel(const HostMesh &mesh, Config config);
+
+  Index num_nodes() const override { return mesh_.num_nodes(); }
+  int num_components() const override { return 2; }
+  DofView lumped_mass() const override { return mass_; }
+  double critical_time_step() const override;
+  std::vector<Constraint> constraints() const override;
+  std::vector<LoadPattern> loads() const override;
+  void initial_state(const DofView &u, const DofView &v) const override;
+  void internal_force(const DofView &u, const DofView &f) override;
+  HostMesh output_mesh() const override { return host_mesh_; }
+  ExodusVariables output_variables() const override;
+  void fill_output(const DofView &u, const DofView &v, const DofView &a, std::vector<std::vector<double>> &nodal,
+                   std::vector<std::vector<double>> &element) override;
+
+  /// Area-averaged element stress (xx, yy, xy) and strain energy at displacement u.
+  void element_stress(const DofView &u, const DeviceView<Real *[3]> &stress, const RealView &energy) const;
+  void set_scatter(ScatterStrategy s) { config_.scatter = s; }
+  const Mesh &mesh() const { return mesh_; }
+  const Coloring &coloring() const { return coloring_; }
+  const Config &config() const { return config_; }
+
+private:
+  HostMesh host_mesh_;
+  Mesh mesh_;
+  Config config_;
+  Coloring coloring_;
+  DeviceView<Material *> materials_; // (material)
+  IndexView elem_material_;          // (element): material index
+  std::vector<Material> materials_h_;
+  std::vector<Index> elem_material_h_;
+  DofView mass_;
+};
+
+} // namespace fegpu::elastic

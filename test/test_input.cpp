@@ -1,0 +1,3 @@
+#include "fegpu/input/input.hpp"
+#include <gtest/gtest.h>
+TEST(Input, Placeholder) { EXPECT_TRUE(true); }
