@@ -1,0 +1,207 @@
+// Generators (exact counts, including the seed's Table A.2 meshes), topology (symmetry, counts
+// by Euler's formula) and colouring (the no-shared-node property) on every generated mesh type.
+#include "fegpu/core/error.hpp"
+#include "fegpu/mesh/coloring.hpp"
+#include "fegpu/mesh/generators.hpp"
+#include "fegpu/mesh/topology.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+using namespace fegpu;
+
+namespace {
+
+struct Counts {
+  Index nodes, elems, facets, boundary;
+};
+
+Counts topology_counts(const Mesh &m, const Topology &t) { return {m.num_nodes(), m.num_elems(), t.num_facets, t.num_boundary_facets}; }
+
+/// Adjacency must be symmetric, agree with the facet list, and neighbours must share the facet's
+/// corner nodes.
+void expect_consistent(const Mesh &m, const Topology &t) {
+  const int nf = element_info(m.type).corners;
+  const ElementType type = m.type;
+  const auto conn = m.elem2node;
+  const auto e2e = t.elem2elem;
+  const auto e2ef = t.elem2elem_facet;
+  const auto e2f = t.elem2facet;
+  const auto f2e = t.facet2elem;
+  const auto f2l = t.facet2local;
+  Index bad = 0;
+  Kokkos::parallel_reduce(
+      "test::topology", range(0, m.num_elems()),
+      KOKKOS_LAMBDA(Index e, Index & b) {
+        for (int f = 0; f < nf; ++f) {
+          const Index o = e2e(e, f), id = e2f(e, f);
+          const int side = f2e(id, 0) == e ? 0 : 1;
+          if (f2e(id, side) != e || f2l(id, side) != f) ++b;
+          if (o < 0) {
+            if (f2e(id, 1) != -1) ++b;
+            continue;
+          }
+          const int g = e2ef(e, f);
+          if (e2e(o, g) != e || e2ef(o, g) != f || e2f(o, g) != id) ++b;
+          // The shared facet runs the other way round in the neighbour.
+          if (conn(e, facet_node(type, f, 0)) != conn(o, facet_node(type, g, 1)) ||
+              conn(e, facet_node(type, f, 1)) != conn(o, facet_node(type, g, 0)))
+            ++b;
+        }
+      },
+      bad);
+  EXPECT_EQ(bad, 0);
+  // Each facet is counted once per side it has.
+  EXPECT_EQ(2 * t.num_facets - t.num_boundary_facets, nf * m.num_elems());
+}
+
+void expect_valid_colorings(const Mesh &m, const Topology &t) {
+  for (auto alg : {ColoringAlgorithm::JonesPlassmann, ColoringAlgorithm::WelshPowell}) {
+    const Coloring c = color_elements(m, t.node2elem, alg);
+    EXPECT_EQ(count_coloring_conflicts(m, t.node2elem, c.color), 0) << to_string(alg);
+    EXPECT_EQ(c.offsets_h.back(), m.num_elems());
+    // At least as many colours as the largest number of elements around one node.
+    auto off = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.node2elem.offsets);
+    Index max_deg = 0;
+    for (Index n = 0; n < m.num_nodes(); ++n) max_deg = std::max(max_deg, off(n + 1) - off(n));
+    EXPECT_GE(c.num_colors, max_deg);
+    EXPECT_GT(c.smallest(), 0);
+  }
+}
+
+} // namespace
+
+TEST(Generators, SeedTableA2AnnulusT6) {
+  // 600 x 200 quads split into T6: the seed's 240,000-element mesh.
+  const Mesh m = upload(generate_annulus(ElementType::Tri6, 600, 200, 0.5, 1.0));
+  const Topology t = build_topology(m);
+  const Counts c = topology_counts(m, t);
+  EXPECT_EQ(c.elems, 240000);
+  EXPECT_EQ(c.nodes, 481200);
+  EXPECT_EQ(c.boundary, 1200);
+  EXPECT_EQ(c.facets - c.boundary, 359400);
+  expect_consistent(m, t);
+}
+
+TEST(Generators, RectangleAllTypes) {
+  const int nx = 7, ny = 5;
+  struct Case {
+    ElementType type;
+    Index nodes, elems;
+  } cases[] = {
+      {ElementType::Tri3, (nx + 1) * (ny + 1), 2 * nx * ny},
+      {ElementType::Tri6, (2 * nx + 1) * (2 * ny + 1), 2 * nx * ny},
+      {ElementType::Quad4, (nx + 1) * (ny + 1), nx * ny},
+      {ElementType::Quad8, (2 * nx + 1) * (2 * ny + 1) - nx * ny, nx * ny},
+      {ElementType::Quad9, (2 * nx + 1) * (2 * ny + 1), nx * ny},
+      {ElementType::Quad16, (3 * nx + 1) * (3 * ny + 1), nx * ny},
+      {ElementType::Shell4, (nx + 1) * (ny + 1), nx * ny},
+  };
+  for (const auto &k : cases) {
+    const HostMesh h = generate_rectangle(k.type, nx, ny, 2.0, 1.0);
+    const Mesh m = upload(h);
+    const Topology t = build_topology(m);
+    EXPECT_EQ(m.num_nodes(), k.nodes) << type_name(k.type);
+    EXPECT_EQ(m.num_elems(), k.elems) << type_name(k.type);
+    EXPECT_EQ(t.num_boundary_facets, 2 * (nx + ny)) << type_name(k.type);
+    expect_consistent(m, t);
+    expect_valid_colorings(m, t);
+    // Side sets: bottom has nx facets; its node set the facets' nodes.
+    EXPECT_EQ(m.side_set("bottom").elems.extent(0), std::size_t(nx));
+    EXPECT_EQ(m.node_set("left").nodes.extent(0), std::size_t(element_info(k.type).order * ny + 1));
+  }
+}
+
+TEST(Generators, AnnulusSectorAndRingQuads) {
+  for (auto type : {ElementType::Tri3, ElementType::Quad4, ElementType::Quad9, ElementType::Quad16}) {
+    const int r = element_info(type).order;
+    const Mesh closed = upload(generate_annulus(type, 16, 4, 0.1, 4.0, 1.2));
+    EXPECT_EQ(closed.num_nodes(), 16 * r * (4 * r + 1)) << type_name(type);
+    const Topology tc = build_topology(closed);
+    EXPECT_EQ(tc.num_boundary_facets, 32);
+    expect_consistent(closed, tc);
+    expect_valid_colorings(closed, tc);
+    const Mesh sector = upload(generate_annulus(type, 8, 4, 0.1, 4.0, 1.2, 90.0));
+    const Topology ts = build_topology(sector);
+    EXPECT_EQ(ts.num_boundary_facets, 2 * (8 + 4));
+    EXPECT_EQ(sector.side_set("start").elems.extent(0), 4u);
+  }
+}
+
+TEST(Generators, AnnulusGradingIsGeometric) {
+  const double q = 1.3;
+  const HostMesh h = generate_annulus(ElementType::Tri3, 8, 5, 1.0, 2.0, q);
+  // Radii along theta = 0 (the first 6 lattice nodes).
+  std::vector<double> r;
+  for (int i = 0; i <= 5; ++i) r.push_back(std::hypot(h.xyz[3 * i], h.xyz[3 * i + 1]));
+  EXPECT_NEAR(r.front(), 1.0, 1e-14);
+  EXPECT_NEAR(r.back(), 2.0, 1e-14);
+  for (int i = 1; i < 5; ++i) EXPECT_NEAR((r[i + 1] - r[i]) / (r[i] - r[i - 1]), q, 1e-12);
+}
+
+TEST(Generators, DiscAndCircularPlate) {
+  for (auto type : {ElementType::Tri3, ElementType::Tri6, ElementType::Quad4, ElementType::Shell4}) {
+    const int n_theta = 16, n_r = 3, n = n_theta / 4, r = element_info(type).order;
+    const HostMesh h = generate_disc(type, n_theta, n_r, 2.0, 0.5);
+    const Mesh m = upload(h);
+    const Topology t = build_topology(m);
+    EXPECT_EQ(m.num_elems(), elements_per_cell(type) * (n * n + n_theta * n_r)) << type_name(type);
+    EXPECT_EQ(m.num_nodes(), (r * n + 1) * (r * n + 1) + r * n_theta * r * n_r) << type_name(type);
+    EXPECT_EQ(t.num_boundary_facets, n_theta);
+    expect_consistent(m, t);
+    expect_valid_colorings(m, t);
+    // Every outer node lies on the circle; the enclosed area tends to pi R^2 from below.
+    const auto outer = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.node_set("outer").nodes);
+    for (std::size_t i = 0; i < outer.extent(0); ++i)
+      EXPECT_NEAR(std::hypot(h.xyz[3 * outer(i)], h.xyz[3 * outer(i) + 1]), 2.0, 1e-12);
+  }
+}
+
+TEST(Generators, Cylinder) {
+  const Mesh m = upload(generate_cylinder(24, 6, 1.0, 3.0));
+  const Topology t = build_topology(m);
+  EXPECT_EQ(m.num_nodes(), 24 * 7);
+  EXPECT_EQ(m.num_elems(), 24 * 6);
+  EXPECT_EQ(t.num_boundary_facets, 48);
+  EXPECT_EQ(m.dim, 3);
+  expect_consistent(m, t);
+  expect_valid_colorings(m, t);
+  const Mesh panel = upload(generate_cylinder(12, 6, 1.0, 3.0, 90.0));
+  EXPECT_EQ(panel.num_nodes(), 13 * 7);
+  EXPECT_EQ(build_topology(panel).num_boundary_facets, 2 * (12 + 6));
+}
+
+TEST(Generators, BadParametersAreInputErrors) {
+  EXPECT_THROW(generate_annulus(ElementType::Tri3, 8, 4, 2.0, 1.0), InputError);
+  EXPECT_THROW(generate_disc(ElementType::Tri3, 10, 4, 1.0), InputError);
+  EXPECT_THROW(generate_rectangle(ElementType::Tri3, 0, 4, 1.0, 1.0), InputError);
+}
+
+TEST(Topology, Node2ElemMatchesHostCount) {
+  const HostMesh h = generate_disc(ElementType::Tri6, 24, 4, 1.0);
+  const Mesh m = upload(h);
+  const Crs c = build_node2elem(m);
+  auto off = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c.offsets);
+  auto idx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c.indices);
+  std::vector<std::set<Index>> ref(m.num_nodes());
+  const int npe = m.nodes_per_elem();
+  for (Index e = 0; e < m.num_elems(); ++e)
+    for (int k = 0; k < npe; ++k) ref[h.conn[e * npe + k]].insert(e);
+  for (Index n = 0; n < m.num_nodes(); ++n) {
+    std::vector<Index> got(&idx(off(n)), &idx(0) + off(n + 1));
+    EXPECT_EQ(got, std::vector<Index>(ref[n].begin(), ref[n].end())) << n;
+  }
+}
+
+TEST(Generators, SeedTableA2AnnulusT6Large) {
+  // The seed's refined mesh: 1200 x 400 quads in T6.
+  const Mesh m = upload(generate_annulus(ElementType::Tri6, 1200, 400, 0.5, 1.0));
+  const Topology t = build_topology(m);
+  EXPECT_EQ(m.num_elems(), 960000);
+  EXPECT_EQ(m.num_nodes(), 1922400);
+  EXPECT_EQ(t.num_facets - t.num_boundary_facets, 1438800);
+  const Coloring c = color_elements(m, t.node2elem, ColoringAlgorithm::JonesPlassmann);
+  EXPECT_EQ(count_coloring_conflicts(m, t.node2elem, c.color), 0);
+}
