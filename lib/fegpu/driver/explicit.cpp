@@ -218,13 +218,24 @@ ExplicitSummary ExplicitDriver::run(const OutputConfig *output, const RunOptions
   if (!opts.quiet)
     std::printf("time step %.6e (critical %.6e, safety %.2f), %ld steps to t = %.6e\n", dt_, dt_critical_,
                 dt_ / dt_critical_, last, last * dt_);
+  if (dt_ > dt_critical_)
+    std::fprintf(stderr, "fegpu-kk: warning: the time step %.6e exceeds the estimated stability limit %.6e\n", dt_,
+                 dt_critical_);
   Progress progress(opts.progress, last * dt_);
   double next_output = every_time;
+  // An undamped conservative run whose energy balance is off by half has blown up.
   const auto check_finite = [&] {
     const Energies e = energies();
-    if (!std::isfinite(e.kinetic) || !std::isfinite(e.internal) || !std::isfinite(e.external))
-      throw RunError("the solution became non-finite at step " + std::to_string(steps_) + " (t = " +
-                     std::to_string(time_) + "); is the time step above the stability limit?");
+    const bool finite = std::isfinite(e.kinetic) && std::isfinite(e.internal) && std::isfinite(e.external);
+    if (!finite || e.balance_error() > 0.5) {
+      char msg[256];
+      std::snprintf(msg, sizeof msg,
+                    "unstable: the solution became %s at step %ld (t = %.6e); the time step %.6e is %.2f times "
+                    "the estimated stability limit %.6e",
+                    finite ? "unbounded (energy balance error above 50%)" : "non-finite", steps_, time_, dt_,
+                    dt_ / dt_critical_, dt_critical_);
+      throw RunError(msg);
+    }
   };
   {
     auto phase = timer_.scope("time_loop");

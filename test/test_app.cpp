@@ -1,0 +1,218 @@
+// The application end to end: every class of bad input gives exit status 2, one clear message
+// naming the file, line, column and key, and writes nothing (an earlier output survives); a run
+// that blows up gives 3; a good run writes an Exodus file the project's reader accepts.
+#include "fegpu/io/exodus.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+class App : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("fegpu_app_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "out");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Result run(const std::string &yaml, const std::string &args = "") {
+    {
+      std::ofstream(dir_ / "input.yaml") << yaml;
+    }
+    const std::string cmd = std::string(FEGPU_APP) + " " + (dir_ / "input.yaml").string() + " --output-dir " +
+                            (dir_ / "out").string() + " " + args + " > " + (dir_ / "stdout").string() + " 2> " +
+                            (dir_ / "stderr").string();
+    const int raw = std::system(cmd.c_str());
+    Result r{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(dir_ / "stdout"), slurp(dir_ / "stderr")};
+    return r;
+  }
+  static std::string slurp(const fs::path &p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  std::vector<std::string> outputs() const {
+    std::vector<std::string> v;
+    for (const auto &e : fs::directory_iterator(dir_ / "out")) v.push_back(e.path().filename());
+    return v;
+  }
+  /// Runs bad input and checks the status, that the message holds every fragment, that it is one
+  /// line, and that no output was written.
+  void expect_bad_input(const std::string &yaml, const std::vector<std::string> &fragments) {
+    const Result r = run(yaml);
+    EXPECT_EQ(r.status, 2) << r.err;
+    for (const auto &f : fragments) EXPECT_NE(r.err.find(f), std::string::npos) << "missing '" << f << "' in: " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(outputs().empty());
+  }
+  fs::path dir_;
+};
+
+const std::string kGood = R"(physics: elastodynamics
+mesh: {generator: rectangle, element: tri6, nx: 10, ny: 2, lx: 1.0, ly: 0.1}
+materials:
+  steel: {density: 1.0, youngs_modulus: 1.0, poissons_ratio: 0.25}
+boundary_conditions:
+  - {type: displacement, node_set: left, components: [x, y], value: 0.0}
+initial_conditions:
+  velocity: {y: "0.01*x"}
+time: {end_time: 0.5}
+output: {file: good.e, every_steps: 10}
+)";
+
+std::string replace(std::string s, const std::string &from, const std::string &to) {
+  const auto pos = s.find(from);
+  if (pos == std::string::npos) throw std::logic_error("test input lacks " + from);
+  return s.replace(pos, from.size(), to);
+}
+
+} // namespace
+
+TEST_F(App, GoodRunWritesReadableExodus) {
+  const Result r = run(kGood);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("time per phase"), std::string::npos);
+  EXPECT_TRUE(r.err.empty()) << r.err; // no progress line when stderr is not a terminal
+  const fegpu::ExodusReader reader((dir_ / "out" / "good.e").string());
+  const auto times = reader.times();
+  ASSERT_GE(times.size(), 2u);
+  EXPECT_DOUBLE_EQ(times.back(), 0.5);
+  const auto g = reader.global(static_cast<int>(times.size()));
+  EXPECT_LT(g[4], 1e-3); // energy balance error
+  EXPECT_GT(g[1], 0.0);  // kinetic energy
+  const auto uy = reader.nodal(static_cast<int>(times.size()), "displacement_y");
+  EXPECT_TRUE(std::all_of(uy.begin(), uy.end(), [](double v) { return std::isfinite(v); }));
+}
+
+TEST_F(App, QuietAndCheckWriteNothing) {
+  Result r = run(kGood, "--check");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("input is valid"), std::string::npos);
+  EXPECT_TRUE(outputs().empty());
+  r = run(kGood, "--quiet");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST_F(App, VersionAndHelp) {
+  Result r = run(kGood, "--version");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("fegpu-kk"), std::string::npos);
+  EXPECT_NE(r.out.find("Kokkos"), std::string::npos);
+  EXPECT_NE(r.out.find("KokkosKernels"), std::string::npos);
+  EXPECT_NE(r.out.find("device"), std::string::npos);
+  r = run(kGood, "--help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("elastodynamics"), std::string::npos);
+  EXPECT_EQ(run(kGood, "--frobnicate").status, 1);
+}
+
+TEST_F(App, UnknownKeySuggestsTheClosest) {
+  expect_bad_input(replace(kGood, "time: {end_time: 0.5}", "time: {end_time: 0.5, safty_factor: 0.5}"),
+                   {"input.yaml:9:23", "time", "unknown key 'safty_factor'", "did you mean 'safety_factor'"});
+}
+
+TEST_F(App, UnknownTopLevelSection) {
+  expect_bad_input(kGood + "materails: {}\n", {"input.yaml:11:1", "unknown key 'materails'", "did you mean 'materials'"});
+}
+
+TEST_F(App, MissingRequiredKey) {
+  expect_bad_input(replace(kGood, "density: 1.0, ", ""),
+                   {"input.yaml:4:10", "materials.steel", "missing required key 'density'"});
+}
+
+TEST_F(App, WrongType) {
+  expect_bad_input(replace(kGood, "nx: 10", "nx: ten"), {"input.yaml:2:49", "mesh.nx", "expected an integer, got 'ten'"});
+}
+
+TEST_F(App, NegativeDensity) {
+  expect_bad_input(replace(kGood, "density: 1.0", "density: -1.0"),
+                   {"input.yaml:4:20", "materials.steel.density", "must be > 0"});
+}
+
+TEST_F(App, PoissonRatioAtOneHalf) {
+  expect_bad_input(replace(kGood, "poissons_ratio: 0.25", "poissons_ratio: 0.5"),
+                   {"materials.steel.poissons_ratio", "must be in (-1, 0.5)"});
+}
+
+TEST_F(App, NonPositiveTimeStep) {
+  expect_bad_input(replace(kGood, "end_time: 0.5", "end_time: 0.5, dt: 0"), {"input.yaml:9:27", "time.dt", "must be > 0"});
+}
+
+TEST_F(App, UnknownEnumerationValue) {
+  expect_bad_input(replace(kGood, "element: tri6", "element: tri7"),
+                   {"mesh.element", "unknown value 'tri7'", "did you mean 'tri"});
+}
+
+TEST_F(App, UnknownNodeSet) {
+  expect_bad_input(replace(kGood, "node_set: left", "node_set: lft"),
+                   {"boundary_conditions[0].node_set", "no node set named 'lft'", "left"});
+}
+
+TEST_F(App, BadExpression) {
+  expect_bad_input(replace(kGood, "0.01*x", "0.01*z"), {"initial_conditions.velocity.y", "unknown name 'z'"});
+}
+
+TEST_F(App, UnknownPhysics) {
+  expect_bad_input(replace(kGood, "physics: elastodynamics", "physics: elastodynamic"),
+                   {"input.yaml:1:10", "unknown physics module", "did you mean 'elastodynamics'"});
+}
+
+TEST_F(App, YamlSyntaxError) {
+  expect_bad_input(replace(kGood, "lx: 1.0,", "lx: [1.0,"), {"input.yaml:", "YAML syntax error"});
+}
+
+TEST_F(App, MissingMeshFile) {
+  expect_bad_input(replace(kGood, "{generator: rectangle, element: tri6, nx: 10, ny: 2, lx: 1.0, ly: 0.1}",
+                           "{file: missing.exo}"),
+                   {"mesh.file", "cannot open Exodus mesh file", "missing.exo"});
+}
+
+TEST_F(App, MeshFileThatIsNotExodus) {
+  { std::ofstream(dir_ / "junk.exo") << "not a mesh\n"; }
+  expect_bad_input(replace(kGood, "{generator: rectangle, element: tri6, nx: 10, ny: 2, lx: 1.0, ly: 0.1}",
+                           "{file: junk.exo}"),
+                   {"mesh.file", "junk.exo"});
+}
+
+TEST_F(App, MissingInputFile) {
+  const std::string cmd = std::string(FEGPU_APP) + " " + (dir_ / "nope.yaml").string() + " 2> " +
+                          (dir_ / "stderr").string();
+  const int raw = std::system(cmd.c_str());
+  EXPECT_EQ(WEXITSTATUS(raw), 2);
+  EXPECT_NE(slurp(dir_ / "stderr").find("cannot open input file"), std::string::npos);
+}
+
+TEST_F(App, BadInputLeavesEarlierOutputIntact) {
+  ASSERT_EQ(run(kGood).status, 0);
+  const std::string before = slurp(dir_ / "out" / "good.e");
+  const Result r = run(replace(kGood, "density: 1.0", "density: -1.0"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(slurp(dir_ / "out" / "good.e"), before);
+}
+
+TEST_F(App, InstabilityIsARunFailure) {
+  // A fixed step ten times the stability limit: the run must stop with status 3 and say why.
+  const Result r = run(replace(kGood, "end_time: 0.5", "end_time: 0.5, dt: 0.05"));
+  EXPECT_EQ(r.status, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("unstable"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("stability limit"), std::string::npos) << r.err;
+}
