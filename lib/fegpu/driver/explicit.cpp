@@ -13,6 +13,65 @@ RealView flat(const DofView &d) { return RealView(d.data(), d.span()); }
 DofView dofs(const std::string &label, Index n, int c) { return DofView(label, n, c); }
 } // namespace
 
+// The driver's kernels, as named free functions: nvcc accepts device lambdas neither in
+// constructors nor in private members.
+namespace driver_kernels {
+
+double min_value(const RealView &m) {
+  double mn = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::driver::check_mass", range(0, static_cast<Index>(m.extent(0))),
+      KOKKOS_LAMBDA(Index i, double &x) { x = Kokkos::min(x, m(i)); }, Kokkos::Min<double>(mn));
+  return mn;
+}
+
+void mark_constrained(const RealView &m, const IndexView &d) {
+  Kokkos::parallel_for(
+      "fegpu::driver::mark_constrained", range(0, static_cast<Index>(d.extent(0))),
+      KOKKOS_LAMBDA(Index i) { m(d(i)) = -Kokkos::abs(m(d(i))); });
+}
+
+void set_constrained(const RealView &u, const RealView &v, const IndexView &d, bool set_u, double uval, double vval) {
+  Kokkos::parallel_for(
+      "fegpu::driver::initial_constraints", range(0, static_cast<Index>(d.extent(0))), KOKKOS_LAMBDA(Index i) {
+        if (set_u) u(d(i)) = uval;
+        v(d(i)) = vval;
+      });
+}
+
+double initial_acceleration(const RealView &a, const RealView &v, const RealView &m, const RealView &fe,
+                            const RealView &fi) {
+  double ke0 = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::driver::initial_acceleration", range(0, static_cast<Index>(a.extent(0))),
+      KOKKOS_LAMBDA(Index i, double &ke) {
+        a(i) = m(i) > 0 ? (fe(i) - fi(i)) / m(i) : 0.0;
+        ke += 0.5 * Kokkos::abs(m(i)) * v(i) * v(i);
+      },
+      ke0);
+  return ke0;
+}
+
+void add_load(const RealView &f, const IndexView &d, const RealView &w, double s) {
+  Kokkos::parallel_for(
+      "fegpu::driver::external_force", range(0, static_cast<Index>(d.extent(0))),
+      KOKKOS_LAMBDA(Index i) { f(d(i)) += s * w(i); });
+}
+
+void constrain(const RealView &u, const RealView &v, const RealView &du, const IndexView &d, bool disp, double target,
+               double increment, double dt) {
+  Kokkos::parallel_for(
+      "fegpu::driver::apply_constraints", range(0, static_cast<Index>(d.extent(0))), KOKKOS_LAMBDA(Index i) {
+        const Index k = d(i);
+        const double u_old = u(k) - du(k);
+        u(k) = disp ? target : u_old + increment;
+        du(k) = u(k) - u_old;
+        v(k) = du(k) / dt;
+      });
+}
+
+} // namespace driver_kernels
+
 double Energies::balance_error() const {
   const double scale = std::max({std::abs(kinetic), std::abs(internal), std::abs(external), std::abs(initial_kinetic)});
   return scale > 0 ? std::abs(kinetic + internal - external - initial_kinetic) / scale : 0.0;
@@ -40,17 +99,8 @@ ExplicitDriver::ExplicitDriver(ExplicitModel &model, const TimeConfig &time, Pha
   mass_ = dofs("fegpu::driver::mass", n, c);
   Kokkos::deep_copy(mass_, model.lumped_mass());
   const RealView m = flat(mass_);
-  double min_mass = 0;
-  Kokkos::parallel_reduce(
-      "fegpu::driver::check_mass", range(0, static_cast<Index>(m.extent(0))),
-      KOKKOS_LAMBDA(Index i, double &mn) { mn = Kokkos::min(mn, m(i)); }, Kokkos::Min<double>(min_mass));
-  if (!(min_mass > 0)) throw RunError("a node has no mass (is every node attached to an element?)");
-  for (const auto &con : constraints_) {
-    const auto d = con.dofs;
-    Kokkos::parallel_for(
-        "fegpu::driver::mark_constrained", range(0, static_cast<Index>(d.extent(0))),
-        KOKKOS_LAMBDA(Index i) { m(d(i)) = -Kokkos::abs(m(d(i))); });
-  }
+  if (!(driver_kernels::min_value(m) > 0)) throw RunError("a node has no mass (is every node attached to an element?)");
+  for (const auto &con : constraints_) driver_kernels::mark_constrained(m, con.dofs);
 
   dt_critical_ = model.critical_time_step();
   if (!(dt_critical_ > 0) || !std::isfinite(dt_critical_)) throw RunError("no stable time step could be estimated");
@@ -64,27 +114,14 @@ ExplicitDriver::ExplicitDriver(ExplicitModel &model, const TimeConfig &time, Pha
   model.initial_state(u_, v_);
   const RealView u = flat(u_), v = flat(v_);
   for (const auto &con : constraints_) {
-    const auto d = con.dofs;
     const bool disp = con.kind == Constraint::Displacement;
     const double uval = con.value * con.function.value(0.0);
     const double vval = disp ? con.value * con.function.slope(0.0) : con.value * con.function.value(0.0);
-    Kokkos::parallel_for(
-        "fegpu::driver::initial_constraints", range(0, static_cast<Index>(d.extent(0))), KOKKOS_LAMBDA(Index i) {
-          if (disp) u(d(i)) = uval;
-          v(d(i)) = vval;
-        });
+    driver_kernels::set_constrained(u, v, con.dofs, disp, uval, vval);
   }
   external_force(0.0, fext_[cur_]);
   model_.internal_force(u_, fint_[cur_]);
-  const RealView a = flat(a_), fi = flat(fint_[cur_]), fe = flat(fext_[cur_]);
-  double ke0 = 0;
-  Kokkos::parallel_reduce(
-      "fegpu::driver::initial_acceleration", range(0, static_cast<Index>(u.extent(0))),
-      KOKKOS_LAMBDA(Index i, double &ke) {
-        a(i) = m(i) > 0 ? (fe(i) - fi(i)) / m(i) : 0.0;
-        ke += 0.5 * Kokkos::abs(m(i)) * v(i) * v(i);
-      },
-      ke0);
+  const double ke0 = driver_kernels::initial_acceleration(flat(a_), v, m, flat(fext_[cur_]), flat(fint_[cur_]));
   auto e_h = Kokkos::create_mirror_view(energy_);
   e_h(0) = ke0;
   e_h(1) = e_h(2) = 0;
@@ -95,33 +132,15 @@ ExplicitDriver::ExplicitDriver(ExplicitModel &model, const TimeConfig &time, Pha
 void ExplicitDriver::external_force(double t, const DofView &f) {
   Kokkos::deep_copy(f, 0.0);
   const RealView ff = flat(f);
-  for (const auto &load : loads_) {
-    const auto d = load.dofs;
-    const auto w = load.weights;
-    const double s = load.function.value(t);
-    Kokkos::parallel_for(
-        "fegpu::driver::external_force", range(0, static_cast<Index>(d.extent(0))),
-        KOKKOS_LAMBDA(Index i) { ff(d(i)) += s * w(i); });
-  }
+  for (const auto &load : loads_) driver_kernels::add_load(ff, load.dofs, load.weights, load.function.value(t));
 }
 
 void ExplicitDriver::apply_constraints(double t_new) {
-  const double t_old = t_new - dt_, dt = dt_;
-  const RealView u = flat(u_), v = flat(v_), du = flat(du_);
-  for (const auto &con : constraints_) {
-    const auto d = con.dofs;
-    const bool disp = con.kind == Constraint::Displacement;
-    const double target = con.value * con.function.value(t_new);
-    const double increment = con.value * (con.function.integral(t_new) - con.function.integral(t_old));
-    Kokkos::parallel_for(
-        "fegpu::driver::apply_constraints", range(0, static_cast<Index>(d.extent(0))), KOKKOS_LAMBDA(Index i) {
-          const Index k = d(i);
-          const double u_old = u(k) - du(k);
-          u(k) = disp ? target : u_old + increment;
-          du(k) = u(k) - u_old;
-          v(k) = du(k) / dt;
-        });
-  }
+  const double t_old = t_new - dt_;
+  for (const auto &con : constraints_)
+    driver_kernels::constrain(flat(u_), flat(v_), flat(du_), con.dofs, con.kind == Constraint::Displacement,
+                              con.value * con.function.value(t_new),
+                              con.value * (con.function.integral(t_new) - con.function.integral(t_old)), dt_);
 }
 
 void ExplicitDriver::step() {
