@@ -40,8 +40,7 @@ def main():
     a = p.parse_args()
     data, ctx = rows(a.files)
     lines = [f"## {a.label}", "",
-             f"{datetime.date.today().isoformat()}; host {ctx.get('host_name', '?')}, {ctx.get('num_cpus', '?')} CPUs; "
-             f"built {ctx.get('library_build_type', '?')}.", "",
+             f"{datetime.date.today().isoformat()}; host {ctx.get('host_name', '?')}, {ctx.get('num_cpus', '?')} CPUs.", "",
              "| benchmark | elements | ms per iteration | elements/s | ns per element | GB/s (minimal bytes) | colours | largest/smallest colour |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for name, n, ms, ips, gbs, colors, balance in data:
