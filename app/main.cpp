@@ -73,21 +73,27 @@ int run(int argc, char **argv) {
   bool check = false, help = false, version = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--help" || a == "-h") help = true;
-    else if (a == "--version") version = true;
-    else if (a == "--check") check = true;
-    else if (a == "--quiet" || a == "-q") opts.quiet = true;
+    if (a == "--help" || a == "-h")
+      help = true;
+    else if (a == "--version")
+      version = true;
+    else if (a == "--check")
+      check = true;
+    else if (a == "--quiet" || a == "-q")
+      opts.quiet = true;
     else if (a == "--output-dir") {
       if (i + 1 >= argc) {
         std::fprintf(stderr, "fegpu-kk: --output-dir needs a folder\n");
         return kUsage;
       }
       opts.output_dir = argv[++i];
-    } else if (a.rfind("--output-dir=", 0) == 0) opts.output_dir = a.substr(13);
+    } else if (a.rfind("--output-dir=", 0) == 0)
+      opts.output_dir = a.substr(13);
     else if (a.size() > 1 && a[0] == '-') {
       std::fprintf(stderr, "fegpu-kk: unknown option '%s' (see --help)\n", a.c_str());
       return kUsage;
-    } else if (input.empty()) input = a;
+    } else if (input.empty())
+      input = a;
     else {
       std::fprintf(stderr, "fegpu-kk: more than one input file given ('%s', '%s')\n", input.c_str(), a.c_str());
       return kUsage;

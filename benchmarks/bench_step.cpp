@@ -34,7 +34,8 @@ void Step(benchmark::State &state, ElementType type, ScatterStrategy scatter) {
   TimeConfig tc;
   tc.end_time = 1e30;
   ExplicitDriver driver(model, tc, timer);
-  for (int i = 0; i < 3; ++i) driver.step(); // warm-up
+  for (int i = 0; i < 3; ++i)
+    driver.step(); // warm-up
   Kokkos::fence();
   for (auto _ : state) {
     driver.step();
@@ -42,7 +43,8 @@ void Step(benchmark::State &state, ElementType type, ScatterStrategy scatter) {
   }
   const Index ne = model.mesh().num_elems(), nn = model.mesh().num_nodes();
   state.SetItemsProcessed(state.iterations() * ne);
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * minimal_bytes(nn, ne, model.mesh().nodes_per_elem())));
+  state.SetBytesProcessed(
+      static_cast<int64_t>(state.iterations() * minimal_bytes(nn, ne, model.mesh().nodes_per_elem())));
   state.counters["elements"] = ne;
   state.counters["colors"] = model.coloring().num_colors;
 }

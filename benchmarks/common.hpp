@@ -24,18 +24,19 @@ inline const HostMesh &annulus(ElementType type, long elements) {
 
 /// Sizes 1e4 ... 1e7 elements.
 inline void sizes(benchmark::internal::Benchmark *b) {
-  for (long n : {10000L, 100000L, 1000000L, 10000000L}) b->Arg(n);
+  for (long n : {10000L, 100000L, 1000000L, 10000000L})
+    b->Arg(n);
   b->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
 } // namespace fegpu::bench
 
-#define FEGPU_BENCHMARK_MAIN()                                                                     \
-  int main(int argc, char **argv) {                                                                \
-    Kokkos::ScopeGuard kokkos(argc, argv);                                                         \
-    ::benchmark::Initialize(&argc, argv);                                                          \
-    if (::benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;                            \
-    ::benchmark::RunSpecifiedBenchmarks();                                                         \
-    ::benchmark::Shutdown();                                                                       \
-    return 0;                                                                                      \
+#define FEGPU_BENCHMARK_MAIN()                                                                                         \
+  int main(int argc, char **argv) {                                                                                    \
+    Kokkos::ScopeGuard kokkos(argc, argv);                                                                             \
+    ::benchmark::Initialize(&argc, argv);                                                                              \
+    if (::benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;                                                \
+    ::benchmark::RunSpecifiedBenchmarks();                                                                             \
+    ::benchmark::Shutdown();                                                                                           \
+    return 0;                                                                                                          \
   }

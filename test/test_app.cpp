@@ -2,6 +2,7 @@
 // naming the file, line, column and key, and writes nothing (an earlier output survives); a run
 // that blows up gives 3; a good run writes an Exodus file the project's reader accepts.
 #include "fegpu/io/exodus.hpp"
+#include "fegpu/mesh/generators.hpp"
 
 #include <gtest/gtest.h>
 
@@ -24,18 +25,15 @@ struct Result {
 class App : public ::testing::Test {
 protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("fegpu_app_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("fegpu_app_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "out");
   }
   void TearDown() override { fs::remove_all(dir_); }
 
   Result run(const std::string &yaml, const std::string &args = "") {
-    {
-      std::ofstream(dir_ / "input.yaml") << yaml;
-    }
+    { std::ofstream(dir_ / "input.yaml") << yaml; }
     const std::string cmd = std::string(FEGPU_APP) + " " + (dir_ / "input.yaml").string() + " --output-dir " +
                             (dir_ / "out").string() + " " + args + " > " + (dir_ / "stdout").string() + " 2> " +
                             (dir_ / "stderr").string();
@@ -51,7 +49,8 @@ protected:
   }
   std::vector<std::string> outputs() const {
     std::vector<std::string> v;
-    for (const auto &e : fs::directory_iterator(dir_ / "out")) v.push_back(e.path().filename());
+    for (const auto &e : fs::directory_iterator(dir_ / "out"))
+      v.push_back(e.path().filename());
     return v;
   }
   /// Runs bad input and checks the status, that the message holds every fragment, that it is one
@@ -59,7 +58,8 @@ protected:
   void expect_bad_input(const std::string &yaml, const std::vector<std::string> &fragments) {
     const Result r = run(yaml);
     EXPECT_EQ(r.status, 2) << r.err;
-    for (const auto &f : fragments) EXPECT_NE(r.err.find(f), std::string::npos) << "missing '" << f << "' in: " << r.err;
+    for (const auto &f : fragments)
+      EXPECT_NE(r.err.find(f), std::string::npos) << "missing '" << f << "' in: " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_TRUE(outputs().empty());
   }
@@ -131,7 +131,8 @@ TEST_F(App, UnknownKeySuggestsTheClosest) {
 }
 
 TEST_F(App, UnknownTopLevelSection) {
-  expect_bad_input(kGood + "materails: {}\n", {"input.yaml:11:1", "unknown key 'materails'", "did you mean 'materials'"});
+  expect_bad_input(kGood + "materails: {}\n",
+                   {"input.yaml:11:1", "unknown key 'materails'", "did you mean 'materials'"});
 }
 
 TEST_F(App, MissingRequiredKey) {
@@ -140,7 +141,8 @@ TEST_F(App, MissingRequiredKey) {
 }
 
 TEST_F(App, WrongType) {
-  expect_bad_input(replace(kGood, "nx: 10", "nx: ten"), {"input.yaml:2:49", "mesh.nx", "expected an integer, got 'ten'"});
+  expect_bad_input(replace(kGood, "nx: 10", "nx: ten"),
+                   {"input.yaml:2:49", "mesh.nx", "expected an integer, got 'ten'"});
 }
 
 TEST_F(App, NegativeDensity) {
@@ -154,7 +156,8 @@ TEST_F(App, PoissonRatioAtOneHalf) {
 }
 
 TEST_F(App, NonPositiveTimeStep) {
-  expect_bad_input(replace(kGood, "end_time: 0.5", "end_time: 0.5, dt: 0"), {"input.yaml:9:27", "time.dt", "must be > 0"});
+  expect_bad_input(replace(kGood, "end_time: 0.5", "end_time: 0.5, dt: 0"),
+                   {"input.yaml:9:27", "time.dt", "must be > 0"});
 }
 
 TEST_F(App, UnknownEnumerationValue) {
@@ -181,21 +184,37 @@ TEST_F(App, YamlSyntaxError) {
 }
 
 TEST_F(App, MissingMeshFile) {
-  expect_bad_input(replace(kGood, "{generator: rectangle, element: tri6, nx: 10, ny: 2, lx: 1.0, ly: 0.1}",
-                           "{file: missing.exo}"),
-                   {"mesh.file", "cannot open Exodus mesh file", "missing.exo"});
+  expect_bad_input(
+      replace(kGood, "{generator: rectangle, element: tri6, nx: 10, ny: 2, lx: 1.0, ly: 0.1}", "{file: missing.exo}"),
+      {"mesh.file", "cannot open Exodus mesh file", "missing.exo"});
 }
 
 TEST_F(App, MeshFileThatIsNotExodus) {
   { std::ofstream(dir_ / "junk.exo") << "not a mesh\n"; }
-  expect_bad_input(replace(kGood, "{generator: rectangle, element: tri6, nx: 10, ny: 2, lx: 1.0, ly: 0.1}",
-                           "{file: junk.exo}"),
-                   {"mesh.file", "junk.exo"});
+  expect_bad_input(
+      replace(kGood, "{generator: rectangle, element: tri6, nx: 10, ny: 2, lx: 1.0, ly: 0.1}", "{file: junk.exo}"),
+      {"mesh.file", "junk.exo"});
+}
+
+TEST_F(App, RunsOnAnExodusMeshFile) {
+  // A mesh written through the Exodus API (as Cubit or a Gmsh converter would) drives a run.
+  fegpu::HostMesh h = fegpu::generate_rectangle(fegpu::ElementType::Tri3, 8, 2, 1.0, 0.1);
+  h.blocks[0].name = "plate";
+  { fegpu::ExodusWriter w((dir_ / "plate.exo").string(), h, {}); }
+  std::string yaml =
+      replace(kGood, "{generator: rectangle, element: tri6, nx: 10, ny: 2, lx: 1.0, ly: 0.1}", "{file: plate.exo}");
+  yaml = replace(yaml, "poissons_ratio: 0.25}", "poissons_ratio: 0.25, blocks: [plate]}");
+  const Result r = run(yaml);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("27 nodes, 32 TRI3 elements"), std::string::npos) << r.out; // 9 x 3 lattice
+  const fegpu::HostMesh back = fegpu::read_exodus_mesh((dir_ / "out" / "good.e").string());
+  EXPECT_EQ(back.conn, h.conn);
+  EXPECT_EQ(back.blocks[0].name, "plate");
 }
 
 TEST_F(App, MissingInputFile) {
-  const std::string cmd = std::string(FEGPU_APP) + " " + (dir_ / "nope.yaml").string() + " 2> " +
-                          (dir_ / "stderr").string();
+  const std::string cmd =
+      std::string(FEGPU_APP) + " " + (dir_ / "nope.yaml").string() + " 2> " + (dir_ / "stderr").string();
   const int raw = std::system(cmd.c_str());
   EXPECT_EQ(WEXITSTATUS(raw), 2);
   EXPECT_NE(slurp(dir_ / "stderr").find("cannot open input file"), std::string::npos);

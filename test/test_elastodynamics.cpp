@@ -55,7 +55,8 @@ TEST_P(PatchTest, LinearFieldGivesExactStressAndNoInteriorForce) {
   const std::size_t nn = h.xyz.size() / 3;
   std::vector<bool> boundary(nn, false);
   for (const auto &s : h.node_sets)
-    for (Index n : s.a) boundary[n] = true;
+    for (Index n : s.a)
+      boundary[n] = true;
   for (std::size_t i = 0; i < nn; ++i)
     if (!boundary[i]) {
       h.xyz[3 * i] += d(rng);
@@ -152,7 +153,8 @@ TEST(Scatter, ColoringAndAtomicAgreeAndColoringIsBitwiseRepeatable) {
   auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f2);
   auto r = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f3);
   double maxf = 0;
-  for (std::size_t i = 0; i < nn; ++i) maxf = std::max({maxf, std::abs(a(i, 0)), std::abs(a(i, 1))});
+  for (std::size_t i = 0; i < nn; ++i)
+    maxf = std::max({maxf, std::abs(a(i, 0)), std::abs(a(i, 1))});
   for (std::size_t i = 0; i < nn; ++i)
     for (int k = 0; k < 2; ++k) {
       EXPECT_NEAR(a(i, k), b(i, k), 1e-13 * maxf);

@@ -44,9 +44,12 @@ TEST(Exodus, MeshRoundTripEveryType) {
                     ElementType::Shell4}) {
     HostMesh h = generate_rectangle(type, 5, 3, 2.0, 1.0);
     // Non-trivial coordinates and global ids.
-    for (double &x : h.xyz) x = x * 1.1 + 1e-3 * std::sin(17 * x);
-    for (std::size_t i = 0; i < h.xyz.size() / 3; ++i) h.node_gid.push_back(1000 + 3 * static_cast<GlobalId>(i));
-    for (std::size_t i = 0; i < h.conn.size() / element_info(type).nodes; ++i) h.elem_gid.push_back(7 + 2 * i);
+    for (double &x : h.xyz)
+      x = x * 1.1 + 1e-3 * std::sin(17 * x);
+    for (std::size_t i = 0; i < h.xyz.size() / 3; ++i)
+      h.node_gid.push_back(1000 + 3 * static_cast<GlobalId>(i));
+    for (std::size_t i = 0; i < h.conn.size() / element_info(type).nodes; ++i)
+      h.elem_gid.push_back(7 + 2 * i);
     const std::string path = temp_file("mesh_" + type_name(type) + ".e");
     { ExodusWriter w(path, h, {}); }
     const HostMesh back = read_exodus_mesh(path);
@@ -69,20 +72,22 @@ TEST(Exodus, VariablesRoundTripAndSeries) {
         ux[i] = std::sqrt(double(i + s));
         uy[i] = -1.0 / (i + 1 + s);
       }
-      for (std::size_t e = 0; e < ne; ++e) sxx[e] = 1e6 * std::cos(double(e * (s + 1)));
+      for (std::size_t e = 0; e < ne; ++e)
+        sxx[e] = 1e6 * std::cos(double(e * (s + 1)));
       w.write_step(0.1 * s + 1.0 / 3.0, {ux.data(), uy.data()}, {sxx.data()}, {s * M_PI, 1e-7});
     }
     // A topology change continues the output in the next file of the series.
     HostMesh h2 = generate_annulus(ElementType::Tri6, 12, 4, 1.0, 2.0);
     w.start_next_file(h2);
-    EXPECT_EQ(w.path(), path + "-s0002");
+    EXPECT_EQ(w.path(), path + "-s.0001");
     std::vector<double> z(h2.xyz.size() / 3, 0.5), zs(h2.conn.size() / 6, 2.0);
     w.write_step(1.0, {z.data(), z.data()}, {zs.data()}, {1.0, 2.0});
   }
   const ExodusReader r(path);
   const auto times = r.times();
   ASSERT_EQ(times.size(), 3u);
-  for (int s = 0; s < 3; ++s) EXPECT_EQ(times[s], 0.1 * s + 1.0 / 3.0);
+  for (int s = 0; s < 3; ++s)
+    EXPECT_EQ(times[s], 0.1 * s + 1.0 / 3.0);
   EXPECT_EQ(r.variable_names('n'), vars.nodal);
   EXPECT_EQ(r.variable_names('e'), vars.element);
   EXPECT_EQ(r.variable_names('g'), vars.global);
@@ -93,12 +98,13 @@ TEST(Exodus, VariablesRoundTripAndSeries) {
       EXPECT_EQ(ux[i], std::sqrt(double(i + s)));
       EXPECT_EQ(uy[i], -1.0 / (i + 1 + s));
     }
-    for (std::size_t e = 0; e < ne; ++e) EXPECT_EQ(sxx[e], 1e6 * std::cos(double(e * (s + 1))));
+    for (std::size_t e = 0; e < ne; ++e)
+      EXPECT_EQ(sxx[e], 1e6 * std::cos(double(e * (s + 1))));
     EXPECT_EQ(r.global(s + 1), (std::vector<double>{s * M_PI, 1e-7}));
   }
-  const ExodusReader r2(path + "-s0002");
+  const ExodusReader r2(path + "-s.0001");
   EXPECT_EQ(r2.times().size(), 1u);
-  EXPECT_EQ(read_exodus_mesh(path + "-s0002").conn.size(), std::size_t(12 * 4 * 2 * 6));
+  EXPECT_EQ(read_exodus_mesh(path + "-s.0001").conn.size(), std::size_t(12 * 4 * 2 * 6));
 }
 
 TEST(Exodus, UnreadableFilesAreInputErrors) {

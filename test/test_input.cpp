@@ -31,7 +31,8 @@ TEST(Input, ReportsFileLineColumnAndKeyPath) {
 
 TEST(Input, WrongTypes) {
   const Input in = Input::from_string("a: hello\nb: [1, 2]\nc: 2.5\nd: maybe\n", "t.yaml");
-  EXPECT_NE(error_of([&] { in.root().get<double>("a"); }).find("expected a finite number, got 'hello'"), std::string::npos);
+  EXPECT_NE(error_of([&] { in.root().get<double>("a"); }).find("expected a finite number, got 'hello'"),
+            std::string::npos);
   EXPECT_NE(error_of([&] { in.root().get<double>("b"); }).find("expected a number, got a list"), std::string::npos);
   EXPECT_NE(error_of([&] { in.root().get<int>("c"); }).find("expected an integer"), std::string::npos);
   EXPECT_NE(error_of([&] { in.root().get<bool>("d"); }).find("expected true or false"), std::string::npos);

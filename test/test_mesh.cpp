@@ -18,7 +18,9 @@ struct Counts {
   Index nodes, elems, facets, boundary;
 };
 
-Counts topology_counts(const Mesh &m, const Topology &t) { return {m.num_nodes(), m.num_elems(), t.num_facets, t.num_boundary_facets}; }
+Counts topology_counts(const Mesh &m, const Topology &t) {
+  return {m.num_nodes(), m.num_elems(), t.num_facets, t.num_boundary_facets};
+}
 
 /// Adjacency must be symmetric, agree with the facet list, and neighbours must share the facet's
 /// corner nodes.
@@ -65,7 +67,8 @@ void expect_valid_colorings(const Mesh &m, const Topology &t) {
     // At least as many colours as the largest number of elements around one node.
     auto off = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.node2elem.offsets);
     Index max_deg = 0;
-    for (Index n = 0; n < m.num_nodes(); ++n) max_deg = std::max(max_deg, off(n + 1) - off(n));
+    for (Index n = 0; n < m.num_nodes(); ++n)
+      max_deg = std::max(max_deg, off(n + 1) - off(n));
     EXPECT_GE(c.num_colors, max_deg);
     EXPECT_GT(c.smallest(), 0);
   }
@@ -135,10 +138,12 @@ TEST(Generators, AnnulusGradingIsGeometric) {
   const HostMesh h = generate_annulus(ElementType::Tri3, 8, 5, 1.0, 2.0, q);
   // Radii along theta = 0 (the first 6 lattice nodes).
   std::vector<double> r;
-  for (int i = 0; i <= 5; ++i) r.push_back(std::hypot(h.xyz[3 * i], h.xyz[3 * i + 1]));
+  for (int i = 0; i <= 5; ++i)
+    r.push_back(std::hypot(h.xyz[3 * i], h.xyz[3 * i + 1]));
   EXPECT_NEAR(r.front(), 1.0, 1e-14);
   EXPECT_NEAR(r.back(), 2.0, 1e-14);
-  for (int i = 1; i < 5; ++i) EXPECT_NEAR((r[i + 1] - r[i]) / (r[i] - r[i - 1]), q, 1e-12);
+  for (int i = 1; i < 5; ++i)
+    EXPECT_NEAR((r[i + 1] - r[i]) / (r[i] - r[i - 1]), q, 1e-12);
 }
 
 TEST(Generators, DiscAndCircularPlate) {
@@ -188,7 +193,8 @@ TEST(Topology, Node2ElemMatchesHostCount) {
   std::vector<std::set<Index>> ref(m.num_nodes());
   const int npe = m.nodes_per_elem();
   for (Index e = 0; e < m.num_elems(); ++e)
-    for (int k = 0; k < npe; ++k) ref[h.conn[e * npe + k]].insert(e);
+    for (int k = 0; k < npe; ++k)
+      ref[h.conn[e * npe + k]].insert(e);
   for (Index n = 0; n < m.num_nodes(); ++n) {
     std::vector<Index> got(&idx(off(n)), &idx(0) + off(n + 1));
     EXPECT_EQ(got, std::vector<Index>(ref[n].begin(), ref[n].end())) << n;

@@ -1,12 +1,12 @@
+/// \file elastic_model.cpp
+/// ElasticModel set-up and its kernels: lumped mass, internal force, element stress, stability.
 #include "elastic_model.hpp"
 
 #include "fegpu/core/error.hpp"
-#include "fegpu/input/expression.hpp"
 #include "fegpu/mesh/topology.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 namespace fegpu::elastic {
 
@@ -68,7 +68,6 @@ template <int NPE> struct LumpedMass {
 
 template <int NPE> Gather<NPE> gather(const Mesh &m) { return {m.elem2node, m.coords}; }
 
-
 Material make_material(const MaterialSpec &s) {
   const double E = s.youngs_modulus, nu = s.poissons_ratio;
   Material m;
@@ -127,7 +126,8 @@ void element_stress(const Mesh &mesh, const DeviceView<Material *> &mats, const 
         g.coords(e, x, y);
         g.field(e, u, ux, uy);
         internal_force<N>(mats(em(e)), x, y, ux, uy, fx, fy, s, &w);
-        for (int k = 0; k < 3; ++k) stress(e, k) = s[k];
+        for (int k = 0; k < 3; ++k)
+          stress(e, k) = s[k];
         energy(e) = w;
       });
 }
@@ -149,7 +149,8 @@ ElasticModel::ElasticModel(const HostMesh &mesh, Config config) : host_mesh_(mes
     const auto &spec = config_.materials[k];
     materials_h_.push_back(make_material(spec));
     for (const auto &b : mesh.blocks) {
-      const bool mine = spec.blocks.empty() || std::find(spec.blocks.begin(), spec.blocks.end(), b.name) != spec.blocks.end();
+      const bool mine =
+          spec.blocks.empty() || std::find(spec.blocks.begin(), spec.blocks.end(), b.name) != spec.blocks.end();
       if (!mine) continue;
       for (Index e = b.begin; e < b.end; ++e) {
         if (elem_mat[e] >= 0) throw InputError("block '" + b.name + "' is given two materials");
@@ -162,11 +163,12 @@ ElasticModel::ElasticModel(const HostMesh &mesh, Config config) : host_mesh_(mes
   elem_material_h_ = elem_mat;
   materials_ = DeviceView<Material *>("fegpu::elastic::materials", materials_h_.size());
   auto mats_h = Kokkos::create_mirror_view(materials_);
-  for (std::size_t k = 0; k < materials_h_.size(); ++k) mats_h(k) = materials_h_[k];
+  for (std::size_t k = 0; k < materials_h_.size(); ++k)
+    mats_h(k) = materials_h_[k];
   Kokkos::deep_copy(materials_, mats_h);
   elem_material_ = IndexView("fegpu::elastic::elem_material", ne);
-  Kokkos::deep_copy(elem_material_,
-                    Kokkos::View<Index *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(elem_mat.data(), ne));
+  Kokkos::deep_copy(elem_material_, Kokkos::View<Index *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                                        elem_mat.data(), ne));
 
   // Validity: every element must have positive det J at its integration points.
   const double min_det =
@@ -191,7 +193,7 @@ double ElasticModel::critical_time_step() const {
 }
 
 void ElasticModel::internal_force(const DofView &u, const DofView &f) {
-  Kokkos::deep_copy(f, 0.0);
+  Kokkos::deep_copy(ExecSpace(), f, 0.0); // asynchronous: no fence in the step
   if (mesh_.type == ElementType::Tri3)
     scatter_elements("fegpu::elastic::internal_force", config_.scatter, coloring_, mesh_.num_elems(), f,
                      InternalForce<3>{gather<3>(mesh_), materials_, elem_material_, u});
@@ -200,159 +202,11 @@ void ElasticModel::internal_force(const DofView &u, const DofView &f) {
                      InternalForce<6>{gather<6>(mesh_), materials_, elem_material_, u});
 }
 
-void ElasticModel::element_stress(const DofView &u, const DeviceView<Real *[3]> &stress,
-                                  const RealView &energy) const {
-  if (mesh_.type == ElementType::Tri3) kernels::element_stress<3>(mesh_, materials_, elem_material_, u, stress, energy);
-  else kernels::element_stress<6>(mesh_, materials_, elem_material_, u, stress, energy);
-}
-
-std::vector<Constraint> ElasticModel::constraints() const {
-  std::vector<Constraint> out;
-  const Index nn = mesh_.num_nodes();
-  for (const auto &bc : config_.boundary) {
-    if (bc.kind != BoundarySpec::Displacement && bc.kind != BoundarySpec::Velocity) continue;
-    const auto nodes = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh_.node_set(bc.set).nodes);
-    for (int c : bc.components) {
-      Constraint con;
-      con.kind = bc.kind == BoundarySpec::Displacement ? Constraint::Displacement : Constraint::Velocity;
-      con.value = bc.value[0];
-      con.function = bc.function;
-      con.dofs = IndexView("fegpu::elastic::constrained_dofs", nodes.extent(0));
-      auto d = Kokkos::create_mirror_view(con.dofs);
-      for (std::size_t i = 0; i < nodes.extent(0); ++i) d(i) = c * nn + nodes(i);
-      Kokkos::deep_copy(con.dofs, d);
-      out.push_back(con);
-    }
-  }
-  return out;
-}
-
-std::vector<LoadPattern> ElasticModel::loads() const {
-  std::vector<LoadPattern> out;
-  const Index nn = mesh_.num_nodes();
-  const HostMesh &h = host_mesh_;
-  const ElementInfo info = element_info(h.type);
-  for (const auto &bc : config_.boundary) {
-    std::map<Index, double> w; // dof -> weight
-    if (bc.kind == BoundarySpec::Force) {
-      const auto nodes = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh_.node_set(bc.set).nodes);
-      for (std::size_t i = 0; i < nodes.extent(0); ++i)
-        for (int c = 0; c < 2; ++c) w[c * nn + nodes(i)] += bc.value[c];
-    } else if (bc.kind == BoundarySpec::Traction || bc.kind == BoundarySpec::Pressure) {
-      const auto it = std::find_if(h.side_sets.begin(), h.side_sets.end(), [&](const auto &s) { return s.name == bc.set; });
-      FEGPU_CHECK(it != h.side_sets.end(), "side set " + bc.set);
-      // Consistent nodal forces: int N_k t ds along each edge, three-point Gauss-Legendre.
-      const double gp[3] = {-std::sqrt(0.6), 0.0, std::sqrt(0.6)}, gw[3] = {5.0 / 9, 8.0 / 9, 5.0 / 9};
-      for (std::size_t i = 0; i < it->a.size(); ++i) {
-        const int npf = info.nodes_per_facet;
-        Index nodes[3];
-        double px[3], py[3];
-        for (int k = 0; k < npf; ++k) {
-          nodes[k] = h.conn[static_cast<std::size_t>(it->a[i]) * info.nodes + facet_node(h.type, it->b[i], k)];
-          px[k] = h.xyz[3 * nodes[k]];
-          py[k] = h.xyz[3 * nodes[k] + 1];
-        }
-        const double thickness = materials_h_[elem_material_h_[it->a[i]]].thickness;
-        for (int q = 0; q < 3; ++q) {
-          const double s = gp[q];
-          double N[3], dN[3];
-          if (npf == 2) {
-            N[0] = 0.5 * (1 - s), N[1] = 0.5 * (1 + s), dN[0] = -0.5, dN[1] = 0.5;
-          } else {
-            N[0] = 0.5 * s * (s - 1), N[1] = 0.5 * s * (s + 1), N[2] = 1 - s * s;
-            dN[0] = s - 0.5, dN[1] = s + 0.5, dN[2] = -2 * s;
-          }
-          double tx = 0, ty = 0;
-          for (int k = 0; k < npf; ++k) {
-            tx += dN[k] * px[k];
-            ty += dN[k] * py[k];
-          }
-          // Counter-clockwise elements: the outward normal is the tangent turned clockwise.
-          const double len = std::hypot(tx, ty), nx = ty / len, ny = -tx / len;
-          const double trac[2] = {bc.kind == BoundarySpec::Pressure ? -bc.value[0] * nx : bc.value[0],
-                                  bc.kind == BoundarySpec::Pressure ? -bc.value[0] * ny : bc.value[1]};
-          for (int k = 0; k < npf; ++k)
-            for (int c = 0; c < 2; ++c) w[c * nn + nodes[k]] += gw[q] * N[k] * trac[c] * len * thickness;
-        }
-      }
-    } else {
-      continue;
-    }
-    LoadPattern p;
-    p.function = bc.function;
-    p.dofs = IndexView("fegpu::elastic::load_dofs", w.size());
-    p.weights = RealView("fegpu::elastic::load_weights", w.size());
-    auto d = Kokkos::create_mirror_view(p.dofs);
-    auto v = Kokkos::create_mirror_view(p.weights);
-    std::size_t i = 0;
-    for (const auto &kv : w) {
-      d(i) = kv.first;
-      v(i++) = kv.second;
-    }
-    Kokkos::deep_copy(p.dofs, d);
-    Kokkos::deep_copy(p.weights, v);
-    out.push_back(p);
-  }
-  return out;
-}
-
-void ElasticModel::initial_state(const DofView &u, const DofView &v) const {
-  const Index nn = mesh_.num_nodes();
-  const auto fill = [&](const std::string (&expr)[2], const DofView &target) {
-    auto h = Kokkos::create_mirror_view(target);
-    for (int c = 0; c < 2; ++c) {
-      if (expr[c].empty()) {
-        for (Index i = 0; i < nn; ++i) h(i, c) = 0;
-        continue;
-      }
-      const Expression f(expr[c], {"x", "y"});
-      for (Index i = 0; i < nn; ++i) h(i, c) = f({host_mesh_.xyz[3 * i], host_mesh_.xyz[3 * i + 1]});
-    }
-    Kokkos::deep_copy(target, h);
-  };
-  fill(config_.initial_displacement, u);
-  fill(config_.initial_velocity, v);
-}
-
-ExodusVariables ElasticModel::output_variables() const {
-  return {{"displacement_x", "displacement_y", "velocity_x", "velocity_y", "acceleration_x", "acceleration_y"},
-          {"stress_xx", "stress_yy", "stress_xy", "stress_zz", "von_mises", "strain_energy"},
-          {}};
-}
-
-void ElasticModel::fill_output(const DofView &u, const DofView &v, const DofView &a,
-                               std::vector<std::vector<double>> &nodal, std::vector<std::vector<double>> &element) {
-  const Index nn = mesh_.num_nodes(), ne = mesh_.num_elems();
-  DeviceView<Real *[3]> stress(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::stress"), ne);
-  RealView energy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::energy"), ne);
-  element_stress(u, stress, energy);
-  nodal.assign(6, std::vector<double>(nn));
-  for (int f = 0; f < 3; ++f) {
-    const DofView &src = f == 0 ? u : f == 1 ? v : a;
-    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), src);
-    for (Index i = 0; i < nn; ++i) {
-      nodal[2 * f][i] = h(i, 0);
-      nodal[2 * f + 1][i] = h(i, 1);
-    }
-  }
-  auto s = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), stress);
-  auto w = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), energy);
-  auto em = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), elem_material_);
-  element.assign(6, std::vector<double>(ne));
-  for (Index e = 0; e < ne; ++e) {
-    const Material &m = materials_h_[em(e)];
-    const double sxx = s(e, 0), syy = s(e, 1), sxy = s(e, 2);
-    // Plane strain: sigma_zz = lambda (eps_xx + eps_yy) = nu (sigma_xx + sigma_yy).
-    const double nu = m.lambda_3d / (2 * (m.lambda_3d + m.mu));
-    const double szz = m.plane_stress ? 0.0 : nu * (sxx + syy);
-    element[0][e] = sxx;
-    element[1][e] = syy;
-    element[2][e] = sxy;
-    element[3][e] = szz;
-    element[4][e] = std::sqrt(0.5 * ((sxx - syy) * (sxx - syy) + (syy - szz) * (syy - szz) + (szz - sxx) * (szz - sxx)) +
-                              3 * sxy * sxy);
-    element[5][e] = w(e);
-  }
+void ElasticModel::element_stress(const DofView &u, const DeviceView<Real *[3]> &stress, const RealView &energy) const {
+  if (mesh_.type == ElementType::Tri3)
+    kernels::element_stress<3>(mesh_, materials_, elem_material_, u, stress, energy);
+  else
+    kernels::element_stress<6>(mesh_, materials_, elem_material_, u, stress, energy);
 }
 
 } // namespace fegpu::elastic

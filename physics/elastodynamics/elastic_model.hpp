@@ -23,9 +23,9 @@ struct MaterialSpec {
 
 struct BoundarySpec {
   enum Kind { Displacement, Velocity, Traction, Pressure, Force } kind = Displacement;
-  std::string set;              ///< node set (displacement, velocity, force) or side set
-  std::vector<int> components;  ///< 0 = x, 1 = y (displacement, velocity)
-  std::vector<double> value;    ///< one value, or a vector (traction, force)
+  std::string set;             ///< node set (displacement, velocity, force) or side set
+  std::vector<int> components; ///< 0 = x, 1 = y (displacement, velocity)
+  std::vector<double> value;   ///< one value, or a vector (traction, force)
   TimeFunction function;
 };
 

@@ -28,10 +28,14 @@ std::vector<int> parse_components(const InputNode &bc) {
   const InputNode c = bc.child("components");
   std::vector<int> out;
   for (const std::string &s : c.as<std::vector<std::string>>()) {
-    if (s == "x") out.push_back(0);
-    else if (s == "y") out.push_back(1);
-    else if (s == "all" || s == "xy") out.insert(out.end(), {0, 1});
-    else c.error("unknown component '" + s + "' (x, y, all)");
+    if (s == "x")
+      out.push_back(0);
+    else if (s == "y")
+      out.push_back(1);
+    else if (s == "all" || s == "xy")
+      out.insert(out.end(), {0, 1});
+    else
+      c.error("unknown component '" + s + "' (x, y, all)");
   }
   return out;
 }
@@ -43,8 +47,8 @@ void check_set(const InputNode &node, const std::string &name, const std::vector
     if (s.name == name) return;
     list += (list.empty() ? "" : ", ") + s.name;
   }
-  node.error(std::string("the mesh has no ") + kind + " named '" + name + "' (it has: " +
-             (list.empty() ? "none" : list) + ")");
+  node.error(std::string("the mesh has no ") + kind + " named '" + name +
+             "' (it has: " + (list.empty() ? "none" : list) + ")");
 }
 
 std::string parse_expression(const InputNode &n) {
@@ -67,15 +71,15 @@ Config parse_config(const InputNode &root, const HostMesh &mesh) {
     s.density = m.get_positive("density");
     s.youngs_modulus = m.get_positive("youngs_modulus");
     s.poissons_ratio = m.get<double>("poissons_ratio");
-    if (!(s.poissons_ratio > -1.0 && s.poissons_ratio < 0.5))
-      m.child("poissons_ratio").error("must be in (-1, 0.5)");
+    if (!(s.poissons_ratio > -1.0 && s.poissons_ratio < 0.5)) m.child("poissons_ratio").error("must be in (-1, 0.5)");
     s.plane_stress = m.get_choice("plane", {"strain", "stress"}, "strain") == "stress";
     s.thickness = m.get_positive("thickness", 1.0);
     if (m.has("blocks")) {
       s.blocks = m.get<std::vector<std::string>>("blocks");
       for (const auto &b : s.blocks) {
         bool found = false;
-        for (const auto &blk : mesh.blocks) found = found || blk.name == b;
+        for (const auto &blk : mesh.blocks)
+          found = found || blk.name == b;
         if (!found) m.child("blocks").error("the mesh has no block named '" + b + "'");
       }
     }
@@ -114,7 +118,7 @@ Config parse_config(const InputNode &root, const HostMesh &mesh) {
   }
   if (root.has("initial_conditions")) {
     const InputNode ic = root.child("initial_conditions");
-    const auto read = [&](const char *key, std::string (&out)[2]) {
+    const auto read = [&](const char *key, std::string(&out)[2]) {
       if (!ic.has(key)) return;
       const InputNode f = ic.child(key);
       if (f.has("x")) out[0] = parse_expression(f.child("x"));

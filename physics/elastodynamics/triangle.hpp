@@ -33,7 +33,8 @@ template <> struct Rule<6> {
 };
 
 /// Derivatives of the shape functions with respect to (xi, eta); L1 = 1 - xi - eta.
-template <int NPE> KOKKOS_INLINE_FUNCTION void shape_gradients(double xi, double eta, double dxi[NPE], double deta[NPE]) {
+template <int NPE>
+KOKKOS_INLINE_FUNCTION void shape_gradients(double xi, double eta, double dxi[NPE], double deta[NPE]) {
   if constexpr (NPE == 3) {
     dxi[0] = -1, dxi[1] = 1, dxi[2] = 0;
     deta[0] = -1, deta[1] = 0, deta[2] = 1;
@@ -80,9 +81,10 @@ KOKKOS_INLINE_FUNCTION void stress(const Material &m, double exx, double eyy, do
 /// stress (xx, yy, xy) and its strain energy.
 template <int NPE>
 KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const double x[NPE], const double y[NPE],
-                                           const double ux[NPE], const double uy[NPE], double fx[NPE],
-                                           double fy[NPE], double *mean_stress = nullptr, double *energy = nullptr) {
-  for (int a = 0; a < NPE; ++a) fx[a] = fy[a] = 0;
+                                           const double ux[NPE], const double uy[NPE], double fx[NPE], double fy[NPE],
+                                           double *mean_stress = nullptr, double *energy = nullptr) {
+  for (int a = 0; a < NPE; ++a)
+    fx[a] = fy[a] = 0;
   double area = 0, s_sum[3] = {0, 0, 0}, w_sum = 0;
   for (int q = 0; q < Rule<NPE>::n; ++q) {
     double xi, eta, w, dx[NPE], dy[NPE];
@@ -102,17 +104,18 @@ KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const double x[NPE
       fy[a] += wd * (dx[a] * s[2] + dy[a] * s[1]);
     }
     area += w * det;
-    for (int k = 0; k < 3; ++k) s_sum[k] += w * det * s[k];
+    for (int k = 0; k < 3; ++k)
+      s_sum[k] += w * det * s[k];
     w_sum += 0.5 * wd * (s[0] * exx + s[1] * eyy + s[2] * gxy);
   }
   if (mean_stress)
-    for (int k = 0; k < 3; ++k) mean_stress[k] = s_sum[k] / area;
+    for (int k = 0; k < 3; ++k)
+      mean_stress[k] = s_sum[k] / area;
   if (energy) *energy = w_sum;
 }
 
 /// Area by the element's rule, and the smallest det J at its points (validity check).
-template <int NPE>
-KOKKOS_INLINE_FUNCTION double area(const double x[NPE], const double y[NPE], double &min_det) {
+template <int NPE> KOKKOS_INLINE_FUNCTION double area(const double x[NPE], const double y[NPE], double &min_det) {
   double a = 0;
   min_det = 1e300;
   for (int q = 0; q < Rule<NPE>::n; ++q) {
@@ -128,8 +131,10 @@ KOKKOS_INLINE_FUNCTION double area(const double x[NPE], const double y[NPE], dou
 /// Lumped mass fraction of node a: T3 one third each; T6 by HRZ diagonal scaling of the
 /// consistent mass (corners 3/57, mid-sides 16/57), which keeps every mass positive.
 template <int NPE> KOKKOS_INLINE_FUNCTION double mass_fraction(int a) {
-  if constexpr (NPE == 3) return 1.0 / 3.0;
-  else return a < 3 ? 3.0 / 57.0 : 16.0 / 57.0;
+  if constexpr (NPE == 3)
+    return 1.0 / 3.0;
+  else
+    return a < 3 ? 3.0 / 57.0 : 16.0 / 57.0;
 }
 
 /// Largest eigenvalue of M_e^-1 K_e by power iteration on M^-1/2 K M^-1/2 (K x is the internal

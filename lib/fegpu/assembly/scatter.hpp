@@ -34,14 +34,16 @@ void scatter_elements(const std::string &label, ScatterStrategy strategy, const 
                       const DofView &target, const Kernel &kernel) {
   if (strategy == ScatterStrategy::Atomic) {
     const AtomicAdd add{target};
-    Kokkos::parallel_for(label, range(0, num_elems), KOKKOS_LAMBDA(Index e) { kernel(e, add); });
+    Kokkos::parallel_for(
+        label, range(0, num_elems), KOKKOS_LAMBDA(Index e) { kernel(e, add); });
     return;
   }
   const PlainAdd add{target};
   const auto elems = coloring.color2elem.indices;
   for (int c = 0; c < coloring.num_colors; ++c)
-    Kokkos::parallel_for(label, range(coloring.offsets_h[c], coloring.offsets_h[c + 1]),
-                         KOKKOS_LAMBDA(Index i) { kernel(elems(i), add); });
+    Kokkos::parallel_for(
+        label, range(coloring.offsets_h[c], coloring.offsets_h[c + 1]),
+        KOKKOS_LAMBDA(Index i) { kernel(elems(i), add); });
 }
 
 } // namespace fegpu

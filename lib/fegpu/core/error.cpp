@@ -12,8 +12,7 @@ std::string SourceLocation::str() const {
   return os.str();
 }
 
-static std::string compose(const std::string &message, const SourceLocation &where,
-                           const std::string &key_path) {
+static std::string compose(const std::string &message, const SourceLocation &where, const std::string &key_path) {
   std::string out;
   if (!where.file.empty() || where.line > 0) out += where.str() + ": ";
   if (!key_path.empty()) out += key_path + ": ";

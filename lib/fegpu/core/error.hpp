@@ -32,7 +32,7 @@ public:
 
 } // namespace fegpu
 
-#define FEGPU_CHECK(cond, msg)                                                                     \
-  do {                                                                                             \
-    if (!(cond)) ::fegpu::fail(#cond, __FILE__, __LINE__, (msg));                                  \
+#define FEGPU_CHECK(cond, msg)                                                                                         \
+  do {                                                                                                                 \
+    if (!(cond)) ::fegpu::fail(#cond, __FILE__, __LINE__, (msg));                                                      \
   } while (0)

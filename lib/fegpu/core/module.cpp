@@ -21,7 +21,8 @@ const ModuleInfo &ModuleRegistry::find(const std::string &name, const InputNode 
     names.insert(m.name);
   }
   std::string list;
-  for (const auto &n : names) list += (list.empty() ? "" : ", ") + n;
+  for (const auto &n : names)
+    list += (list.empty() ? "" : ", ") + n;
   const std::string guess = closest_match(name, names);
   where.error("unknown physics module '" + name + "' (available: " + list + ")" +
               (guess.empty() ? "" : "; did you mean '" + guess + "'?"));

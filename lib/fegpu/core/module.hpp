@@ -46,6 +46,6 @@ private:
 
 /// Registers a module at static-initialisation time (the module is linked as an object library so
 /// the registration is never dropped by the linker).
-#define FEGPU_REGISTER_MODULE(ident, name, description, factory)                                    \
-  static const bool fegpu_module_registered_##ident =                                              \
+#define FEGPU_REGISTER_MODULE(ident, name, description, factory)                                                       \
+  static const bool fegpu_module_registered_##ident =                                                                  \
       ::fegpu::ModuleRegistry::instance().add({name, description, factory})

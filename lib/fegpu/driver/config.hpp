@@ -8,11 +8,11 @@
 namespace fegpu {
 
 struct TimeConfig {
-  double end_time = 0;      ///< time: end_time (required, > 0)
+  double end_time = 0;        ///< time: end_time (required, > 0)
   double safety_factor = 0.8; ///< time: safety_factor, in (0, 1]: dt = safety * dt_critical
-  double dt = 0;            ///< time: dt, a fixed step (0: from the stable estimate)
-  double max_dt = 0;        ///< time: max_dt, a cap on the step (0: none)
-  long max_steps = 0;       ///< time: max_steps, a cap on the number of steps (0: none)
+  double dt = 0;              ///< time: dt, a fixed step (0: from the stable estimate)
+  double max_dt = 0;          ///< time: max_dt, a cap on the step (0: none)
+  long max_steps = 0;         ///< time: max_steps, a cap on the number of steps (0: none)
   static TimeConfig parse(const InputNode &section);
 };
 

@@ -100,7 +100,8 @@ ExplicitDriver::ExplicitDriver(ExplicitModel &model, const TimeConfig &time, Pha
   Kokkos::deep_copy(mass_, model.lumped_mass());
   const RealView m = flat(mass_);
   if (!(driver_kernels::min_value(m) > 0)) throw RunError("a node has no mass (is every node attached to an element?)");
-  for (const auto &con : constraints_) driver_kernels::mark_constrained(m, con.dofs);
+  for (const auto &con : constraints_)
+    driver_kernels::mark_constrained(m, con.dofs);
 
   dt_critical_ = model.critical_time_step();
   if (!(dt_critical_ > 0) || !std::isfinite(dt_critical_)) throw RunError("no stable time step could be estimated");
@@ -130,9 +131,11 @@ ExplicitDriver::ExplicitDriver(ExplicitModel &model, const TimeConfig &time, Pha
 }
 
 void ExplicitDriver::external_force(double t, const DofView &f) {
-  Kokkos::deep_copy(f, 0.0);
+  if (loads_.empty()) return; // both buffers were allocated zero and stay so
+  Kokkos::deep_copy(ExecSpace(), f, 0.0); // asynchronous: no fence in the step
   const RealView ff = flat(f);
-  for (const auto &load : loads_) driver_kernels::add_load(ff, load.dofs, load.weights, load.function.value(t));
+  for (const auto &load : loads_)
+    driver_kernels::add_load(ff, load.dofs, load.weights, load.function.value(t));
 }
 
 void ExplicitDriver::apply_constraints(double t_new) {
@@ -213,8 +216,10 @@ void ExplicitDriver::write_output(ExodusWriter &writer) {
   std::vector<std::vector<double>> nodal, element;
   model_.fill_output(u_, v_, a_, nodal, element);
   std::vector<const double *> np, ep;
-  for (const auto &x : nodal) np.push_back(x.data());
-  for (const auto &x : element) ep.push_back(x.data());
+  for (const auto &x : nodal)
+    np.push_back(x.data());
+  for (const auto &x : element)
+    ep.push_back(x.data());
   const Energies e = energies();
   writer.write_step(time_, np, ep, {dt_, e.kinetic, e.internal, e.external, e.balance_error()});
 }
@@ -265,7 +270,8 @@ ExplicitSummary ExplicitDriver::run(const OutputConfig *output, const RunOptions
       if (due) {
         check_finite();
         write_output(*writer);
-        while (every_time > 0 && next_output <= time_ + 1e-9 * dt_) next_output += every_time;
+        while (every_time > 0 && next_output <= time_ + 1e-9 * dt_)
+          next_output += every_time;
       } else if (steps_ % 100 == 0) {
         check_finite();
       }

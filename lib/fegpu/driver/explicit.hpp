@@ -31,8 +31,8 @@ struct Constraint {
 
 /// A fixed spatial pattern of nodal forces scaled by a time function: f_ext += f(t) * weights.
 struct LoadPattern {
-  IndexView dofs;    // (member): flat dof index, unique within a pattern
-  RealView weights;  // (member)
+  IndexView dofs;   // (member): flat dof index, unique within a pattern
+  RealView weights; // (member)
   TimeFunction function;
 };
 

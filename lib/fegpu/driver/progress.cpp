@@ -30,8 +30,7 @@ void Progress::finish() {
   printed_ = false;
 }
 
-PhaseTimer::Scope::Scope(PhaseTimer &owner, std::string name)
-    : owner_(owner), name_(std::move(name)) {
+PhaseTimer::Scope::Scope(PhaseTimer &owner, std::string name) : owner_(owner), name_(std::move(name)) {
   Kokkos::fence("fegpu::phase_begin");
   Kokkos::Profiling::pushRegion("fegpu::" + name_);
   start_ = std::chrono::steady_clock::now();
@@ -50,7 +49,8 @@ void PhaseTimer::add(const std::string &name, double seconds) {
 
 double PhaseTimer::total() const {
   double t = 0;
-  for (const auto &kv : seconds_) t += kv.second;
+  for (const auto &kv : seconds_)
+    t += kv.second;
   return t;
 }
 

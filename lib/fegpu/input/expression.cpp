@@ -16,15 +16,24 @@ struct Expression::Node {
 
   double eval(const std::vector<double> &x) const {
     switch (kind) {
-    case Number: return value;
-    case Variable: return x[var];
-    case Neg: return -a->eval(x);
-    case Add: return a->eval(x) + b->eval(x);
-    case Sub: return a->eval(x) - b->eval(x);
-    case Mul: return a->eval(x) * b->eval(x);
-    case Div: return a->eval(x) / b->eval(x);
-    case Pow: return std::pow(a->eval(x), b->eval(x));
-    case Func: return func(a->eval(x));
+    case Number:
+      return value;
+    case Variable:
+      return x[var];
+    case Neg:
+      return -a->eval(x);
+    case Add:
+      return a->eval(x) + b->eval(x);
+    case Sub:
+      return a->eval(x) - b->eval(x);
+    case Mul:
+      return a->eval(x) * b->eval(x);
+    case Div:
+      return a->eval(x) / b->eval(x);
+    case Pow:
+      return std::pow(a->eval(x), b->eval(x));
+    case Func:
+      return func(a->eval(x));
     }
     return 0;
   }
@@ -42,7 +51,8 @@ struct Parser {
     throw std::invalid_argument(what + " at position " + std::to_string(p + 1) + " of '" + s + "'");
   }
   void skip() {
-    while (p < s.size() && std::isspace(static_cast<unsigned char>(s[p]))) ++p;
+    while (p < s.size() && std::isspace(static_cast<unsigned char>(s[p])))
+      ++p;
   }
   bool eat(char c) {
     skip();
@@ -62,17 +72,23 @@ struct Parser {
   NodePtr expr() {
     NodePtr lhs = term();
     for (;;) {
-      if (eat('+')) lhs = make(Expression::Node::Add, lhs, term());
-      else if (eat('-')) lhs = make(Expression::Node::Sub, lhs, term());
-      else return lhs;
+      if (eat('+'))
+        lhs = make(Expression::Node::Add, lhs, term());
+      else if (eat('-'))
+        lhs = make(Expression::Node::Sub, lhs, term());
+      else
+        return lhs;
     }
   }
   NodePtr term() {
     NodePtr lhs = unary();
     for (;;) {
-      if (eat('*')) lhs = make(Expression::Node::Mul, lhs, unary());
-      else if (eat('/')) lhs = make(Expression::Node::Div, lhs, unary());
-      else return lhs;
+      if (eat('*'))
+        lhs = make(Expression::Node::Mul, lhs, unary());
+      else if (eat('/'))
+        lhs = make(Expression::Node::Div, lhs, unary());
+      else
+        return lhs;
     }
   }
   NodePtr unary() {
@@ -109,7 +125,8 @@ struct Parser {
     }
     if (std::isalpha(static_cast<unsigned char>(s[p])) || s[p] == '_') {
       const std::size_t start = p;
-      while (p < s.size() && (std::isalnum(static_cast<unsigned char>(s[p])) || s[p] == '_')) ++p;
+      while (p < s.size() && (std::isalnum(static_cast<unsigned char>(s[p])) || s[p] == '_'))
+        ++p;
       const std::string name = s.substr(start, p - start);
       for (std::size_t i = 0; i < vars.size(); ++i)
         if (vars[i] == name) {

@@ -112,14 +112,16 @@ template <> bool InputNode::as<bool>() const {
 
 template <> std::vector<double> InputNode::as<std::vector<double>>() const {
   std::vector<double> out;
-  for (std::size_t i = 0; i < size(); ++i) out.push_back((*this)[i].as<double>());
+  for (std::size_t i = 0; i < size(); ++i)
+    out.push_back((*this)[i].as<double>());
   return out;
 }
 
 template <> std::vector<std::string> InputNode::as<std::vector<std::string>>() const {
   std::vector<std::string> out;
   if (node_.IsScalar()) return {node_.Scalar()};
-  for (std::size_t i = 0; i < size(); ++i) out.push_back((*this)[i].as<std::string>());
+  for (std::size_t i = 0; i < size(); ++i)
+    out.push_back((*this)[i].as<std::string>());
   return out;
 }
 
@@ -147,7 +149,8 @@ std::string InputNode::get_choice(const std::string &key, const std::vector<std:
   const std::string v = c.as<std::string>();
   if (std::find(choices.begin(), choices.end(), v) != choices.end()) return v;
   std::string list;
-  for (const auto &ch : choices) list += (list.empty() ? "" : ", ") + ch;
+  for (const auto &ch : choices)
+    list += (list.empty() ? "" : ", ") + ch;
   const std::string guess = closest_match(v, std::set<std::string>(choices.begin(), choices.end()));
   c.error("unknown value '" + v + "' (expected one of: " + list + ")" +
           (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
@@ -191,10 +194,12 @@ void check_node(const YAML::Node &node, const std::string &path, const detail::I
         const YAML::Mark m = kv.first.Mark();
         const std::string guess = closest_match(key, known);
         std::string msg = "unknown key '" + key + "'";
-        if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
+        if (!guess.empty())
+          msg += "; did you mean '" + guess + "'?";
         else if (!known.empty()) {
           std::string list;
-          for (const auto &k : known) list += (list.empty() ? "" : ", ") + k;
+          for (const auto &k : known)
+            list += (list.empty() ? "" : ", ") + k;
           msg += " (known here: " + list + ")";
         }
         throw InputError(msg, SourceLocation{rec.file, m.line + 1, m.column + 1},
@@ -217,7 +222,8 @@ std::string closest_match(const std::string &word, const std::set<std::string> &
   for (const auto &c : candidates) {
     // Levenshtein distance, two rows.
     std::vector<std::size_t> prev(c.size() + 1), cur(c.size() + 1);
-    for (std::size_t j = 0; j <= c.size(); ++j) prev[j] = j;
+    for (std::size_t j = 0; j <= c.size(); ++j)
+      prev[j] = j;
     for (std::size_t i = 1; i <= word.size(); ++i) {
       cur[0] = i;
       for (std::size_t j = 1; j <= c.size(); ++j)

@@ -18,7 +18,8 @@ template <class Error = RunError> void exo(int status, const char *what, const s
   const char *msg = nullptr, *func = nullptr;
   int code = 0;
   ex_get_err(&msg, &func, &code);
-  throw Error(std::string("Exodus ") + what + " failed for '" + path + "'" + (msg && *msg ? std::string(": ") + msg : ""));
+  throw Error(std::string("Exodus ") + what + " failed for '" + path + "'" +
+              (msg && *msg ? std::string(": ") + msg : ""));
 }
 
 int exodus_side(ElementType t, int facet) { return t == ElementType::Shell4 ? facet + 3 : facet + 1; }
@@ -27,26 +28,31 @@ int facet_from_side(ElementType t, int side) { return t == ElementType::Shell4 ?
 void put_names(int exoid, ex_entity_type kind, const std::vector<std::string> &names, const std::string &path) {
   if (names.empty()) return;
   std::vector<char *> p;
-  for (const auto &n : names) p.push_back(const_cast<char *>(n.c_str()));
+  for (const auto &n : names)
+    p.push_back(const_cast<char *>(n.c_str()));
   exo(ex_put_names(exoid, kind, p.data()), "ex_put_names", path);
 }
 
 std::vector<std::string> get_names(int exoid, ex_entity_type kind, std::size_t count, const std::string &path) {
   std::vector<std::vector<char>> buf(count, std::vector<char>(257, '\0'));
   std::vector<char *> p;
-  for (auto &b : buf) p.push_back(b.data());
+  for (auto &b : buf)
+    p.push_back(b.data());
   if (count) exo<InputError>(ex_get_names(exoid, kind, p.data()), "ex_get_names", path);
   std::vector<std::string> out;
-  for (auto &b : buf) out.emplace_back(b.data());
+  for (auto &b : buf)
+    out.emplace_back(b.data());
   return out;
 }
 
 } // namespace
 
 std::string ExodusWriter::series_name(const std::string &base, int index) {
+  // ParaView's restart convention: name.e, name.e-s.0001, name.e-s.0002, ... read as one dataset
+  // in time (the first file may leave off its -s.0000).
   if (index <= 1) return base;
   char suffix[32];
-  std::snprintf(suffix, sizeof suffix, "-s%04d", index);
+  std::snprintf(suffix, sizeof suffix, "-s.%04d", index - 1);
   return base + suffix;
 }
 
@@ -99,10 +105,12 @@ void ExodusWriter::open(const HostMesh &mesh) {
 
   // Global ids as the Exodus id maps (1-based local numbering when none were given).
   std::vector<int> ids(num_nodes_);
-  for (std::size_t i = 0; i < num_nodes_; ++i) ids[i] = mesh.node_gid.empty() ? int(i + 1) : int(mesh.node_gid[i]);
+  for (std::size_t i = 0; i < num_nodes_; ++i)
+    ids[i] = mesh.node_gid.empty() ? int(i + 1) : int(mesh.node_gid[i]);
   exo(ex_put_id_map(exoid_, EX_NODE_MAP, ids.data()), "ex_put_id_map(nodes)", p);
   ids.resize(num_elems_);
-  for (std::size_t i = 0; i < num_elems_; ++i) ids[i] = mesh.elem_gid.empty() ? int(i + 1) : int(mesh.elem_gid[i]);
+  for (std::size_t i = 0; i < num_elems_; ++i)
+    ids[i] = mesh.elem_gid.empty() ? int(i + 1) : int(mesh.elem_gid[i]);
   exo(ex_put_id_map(exoid_, EX_ELEM_MAP, ids.data()), "ex_put_id_map(elements)", p);
 
   std::vector<std::string> names;
@@ -122,7 +130,8 @@ void ExodusWriter::open(const HostMesh &mesh) {
   for (const auto &s : mesh.node_sets) {
     exo(ex_put_set_param(exoid_, EX_NODE_SET, s.id, s.a.size(), 0), "ex_put_set_param(node set)", p);
     std::vector<int> nodes(s.a.begin(), s.a.end());
-    for (int &n : nodes) ++n;
+    for (int &n : nodes)
+      ++n;
     exo(ex_put_set(exoid_, EX_NODE_SET, s.id, nodes.data(), nullptr), "ex_put_set(node set)", p);
     names.push_back(s.name);
   }
@@ -145,7 +154,8 @@ void ExodusWriter::open(const HostMesh &mesh) {
     if (v.empty()) return;
     exo(ex_put_variable_param(exoid_, kind, static_cast<int>(v.size())), "ex_put_variable_param", p);
     std::vector<char *> ptr;
-    for (const auto &n : v) ptr.push_back(const_cast<char *>(n.c_str()));
+    for (const auto &n : v)
+      ptr.push_back(const_cast<char *>(n.c_str()));
     exo(ex_put_variable_names(exoid_, kind, static_cast<int>(v.size()), ptr.data()), "ex_put_variable_names", p);
   };
   declare(EX_NODAL, vars_.nodal);
@@ -247,10 +257,13 @@ HostMesh read_exodus_mesh(const std::string &path) {
       int n = 0, ndf = 0;
       call(ex_get_set_param(exoid, kind, set_ids[s], &n, &ndf), "ex_get_set_param");
       std::vector<int> a(n), b(n);
-      if (n > 0) call(ex_get_set(exoid, kind, set_ids[s], a.data(), kind == EX_SIDE_SET ? b.data() : nullptr), "ex_get_set");
+      if (n > 0)
+        call(ex_get_set(exoid, kind, set_ids[s], a.data(), kind == EX_SIDE_SET ? b.data() : nullptr), "ex_get_set");
       HostMesh::Set set{names[s].empty() ? (kind == EX_SIDE_SET ? "sideset_" : "nodeset_") + std::to_string(set_ids[s])
                                          : names[s],
-                        set_ids[s], {}, {}};
+                        set_ids[s],
+                        {},
+                        {}};
       for (int i = 0; i < n; ++i) {
         set.a.push_back(a[i] - 1);
         if (kind == EX_SIDE_SET) set.b.push_back(facet_from_side(h.type, b[i]));
@@ -281,19 +294,19 @@ std::vector<double> ExodusReader::times() const {
   return t;
 }
 
-static ex_entity_type kind_of(char kind) {
-  return kind == 'n' ? EX_NODAL : kind == 'e' ? EX_ELEM_BLOCK : EX_GLOBAL;
-}
+static ex_entity_type kind_of(char kind) { return kind == 'n' ? EX_NODAL : kind == 'e' ? EX_ELEM_BLOCK : EX_GLOBAL; }
 
 std::vector<std::string> ExodusReader::variable_names(char kind) const {
   int n = 0;
   exo(ex_get_variable_param(exoid_, kind_of(kind), &n), "ex_get_variable_param", path_);
   std::vector<std::vector<char>> buf(n, std::vector<char>(257, '\0'));
   std::vector<char *> p;
-  for (auto &b : buf) p.push_back(b.data());
+  for (auto &b : buf)
+    p.push_back(b.data());
   if (n) exo(ex_get_variable_names(exoid_, kind_of(kind), n, p.data()), "ex_get_variable_names", path_);
   std::vector<std::string> out;
-  for (auto &b : buf) out.emplace_back(b.data());
+  for (auto &b : buf)
+    out.emplace_back(b.data());
   return out;
 }
 

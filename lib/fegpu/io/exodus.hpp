@@ -15,7 +15,8 @@ struct ExodusVariables {
 
 /// Writes one mesh and any number of time steps; flushes after each step so a run that dies
 /// leaves a readable file. When the topology changes, start_next_file() continues the output in
-/// the next file of a numbered series (name.e, name.e-s0002, name.e-s0003, ...).
+/// the next file of a numbered series (name.e, name.e-s.0001, name.e-s.0002, ...), which ParaView
+/// opens as one dataset in time.
 class ExodusWriter {
 public:
   ExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title = "fegpu-kk");
@@ -56,7 +57,7 @@ public:
   ExodusReader(const ExodusReader &) = delete;
   ExodusReader &operator=(const ExodusReader &) = delete;
   std::vector<double> times() const;
-  std::vector<std::string> variable_names(char kind) const; ///< 'n' nodal, 'e' element, 'g' global
+  std::vector<std::string> variable_names(char kind) const;             ///< 'n' nodal, 'e' element, 'g' global
   std::vector<double> nodal(int step, const std::string &name) const;   ///< step is 1-based
   std::vector<double> element(int step, const std::string &name) const; ///< all blocks in order
   std::vector<double> global(int step) const;

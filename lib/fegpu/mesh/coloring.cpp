@@ -100,7 +100,8 @@ Coloring jones_plassmann(const Mesh &mesh, const Crs &n2e) {
             }
             if (~used != 0) {
               int b = 0;
-              while (used & (uint64_t(1) << b)) ++b;
+              while (used & (uint64_t(1) << b))
+                ++b;
               color(e) = 64 * w + b;
               if (color(e) > mx) mx = color(e);
               return;
@@ -162,7 +163,8 @@ Coloring welsh_powell(const Mesh &mesh, const Crs &n2e) {
       }
     }
     Index c = 0;
-    while (static_cast<std::size_t>(c) < stamp.size() && stamp[c] == e) ++c;
+    while (static_cast<std::size_t>(c) < stamp.size() && stamp[c] == e)
+      ++c;
     color_h[e] = c;
     num_colors = std::max(num_colors, static_cast<int>(c) + 1);
   }
@@ -179,12 +181,14 @@ Coloring welsh_powell(const Mesh &mesh, const Crs &n2e) {
 
 Index Coloring::largest() const {
   Index m = 0;
-  for (int c = 0; c < num_colors; ++c) m = std::max(m, size(c));
+  for (int c = 0; c < num_colors; ++c)
+    m = std::max(m, size(c));
   return m;
 }
 Index Coloring::smallest() const {
   Index m = num_colors ? size(0) : 0;
-  for (int c = 0; c < num_colors; ++c) m = std::min(m, size(c));
+  for (int c = 0; c < num_colors; ++c)
+    m = std::min(m, size(c));
   return m;
 }
 

@@ -10,14 +10,14 @@
 namespace fegpu {
 
 enum class ColoringAlgorithm {
-  WelshPowell,     ///< the seed's greedy colouring in decreasing-degree order, on the host
-  JonesPlassmann,  ///< parallel rounds of independent sets by random priority, on the device
+  WelshPowell,    ///< the seed's greedy colouring in decreasing-degree order, on the host
+  JonesPlassmann, ///< parallel rounds of independent sets by random priority, on the device
 };
 
 struct Coloring {
   int num_colors = 0;
-  IndexView color;             // (element): its colour
-  Crs color2elem;              // colour -> its elements, ascending
+  IndexView color;              // (element): its colour
+  Crs color2elem;               // colour -> its elements, ascending
   std::vector<Index> offsets_h; // host copy of color2elem.offsets, for per-colour launches
   Index size(int c) const { return offsets_h[c + 1] - offsets_h[c]; }
   Index largest() const;

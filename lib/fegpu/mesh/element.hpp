@@ -20,13 +20,20 @@ struct ElementInfo {
 
 KOKKOS_INLINE_FUNCTION constexpr ElementInfo element_info(ElementType t) {
   switch (t) {
-  case ElementType::Tri3: return {3, 3, 1, 2};
-  case ElementType::Tri6: return {6, 3, 2, 3};
-  case ElementType::Quad4: return {4, 4, 1, 2};
-  case ElementType::Quad8: return {8, 4, 2, 3};
-  case ElementType::Quad9: return {9, 4, 2, 3};
-  case ElementType::Quad16: return {16, 4, 3, 4};
-  case ElementType::Shell4: return {4, 4, 1, 2};
+  case ElementType::Tri3:
+    return {3, 3, 1, 2};
+  case ElementType::Tri6:
+    return {6, 3, 2, 3};
+  case ElementType::Quad4:
+    return {4, 4, 1, 2};
+  case ElementType::Quad8:
+    return {8, 4, 2, 3};
+  case ElementType::Quad9:
+    return {9, 4, 2, 3};
+  case ElementType::Quad16:
+    return {16, 4, 3, 4};
+  case ElementType::Shell4:
+    return {4, 4, 1, 2};
   }
   return {0, 0, 0, 0};
 }

@@ -43,15 +43,19 @@ CellTemplate cell_template(ElementType t, bool other_diagonal) {
   switch (t) {
   case ElementType::Tri3:
     c.elems = 2;
-    if (!other_diagonal) c.nodes = {{{{{0, 0}, {1, 0}, {1, 1}}}, {{{0, 0}, {1, 1}, {0, 1}}}}};
-    else c.nodes = {{{{{0, 0}, {1, 0}, {0, 1}}}, {{{1, 0}, {1, 1}, {0, 1}}}}};
+    if (!other_diagonal)
+      c.nodes = {{{{{0, 0}, {1, 0}, {1, 1}}}, {{{0, 0}, {1, 1}, {0, 1}}}}};
+    else
+      c.nodes = {{{{{0, 0}, {1, 0}, {0, 1}}}, {{{1, 0}, {1, 1}, {0, 1}}}}};
     break;
   case ElementType::Tri6:
     c.elems = 2;
     if (!other_diagonal)
-      c.nodes = {{{{{0, 0}, {2, 0}, {2, 2}, {1, 0}, {2, 1}, {1, 1}}}, {{{0, 0}, {2, 2}, {0, 2}, {1, 1}, {1, 2}, {0, 1}}}}};
+      c.nodes = {
+          {{{{0, 0}, {2, 0}, {2, 2}, {1, 0}, {2, 1}, {1, 1}}}, {{{0, 0}, {2, 2}, {0, 2}, {1, 1}, {1, 2}, {0, 1}}}}};
     else
-      c.nodes = {{{{{0, 0}, {2, 0}, {0, 2}, {1, 0}, {1, 1}, {0, 1}}}, {{{2, 0}, {2, 2}, {0, 2}, {2, 1}, {1, 2}, {1, 1}}}}};
+      c.nodes = {
+          {{{{0, 0}, {2, 0}, {0, 2}, {1, 0}, {1, 1}, {0, 1}}}, {{{2, 0}, {2, 2}, {0, 2}, {2, 1}, {1, 2}, {1, 1}}}}};
     break;
   case ElementType::Quad4:
   case ElementType::Shell4:
@@ -65,8 +69,22 @@ CellTemplate cell_template(ElementType t, bool other_diagonal) {
     break;
   case ElementType::Quad16:
     c.elems = 1;
-    c.nodes[0] = {{{0, 0}, {3, 0}, {3, 3}, {0, 3}, {1, 0}, {2, 0}, {3, 1}, {3, 2}, {2, 3}, {1, 3}, {0, 2}, {0, 1},
-                   {1, 1}, {2, 1}, {2, 2}, {1, 2}}};
+    c.nodes[0] = {{{0, 0},
+                   {3, 0},
+                   {3, 3},
+                   {0, 3},
+                   {1, 0},
+                   {2, 0},
+                   {3, 1},
+                   {3, 2},
+                   {2, 3},
+                   {1, 3},
+                   {0, 2},
+                   {0, 1},
+                   {1, 1},
+                   {2, 1},
+                   {2, 2},
+                   {1, 2}}};
     break;
   }
   return c;
@@ -100,7 +118,8 @@ void add_block(HostMesh &h, int nx, int ny, const LatticeNode &node, const std::
       const CellTemplate c = cell_template(h.type, od);
       const Index first = static_cast<Index>(h.conn.size() / npe);
       for (int e = 0; e < c.elems; ++e)
-        for (int k = 0; k < npe; ++k) h.conn.push_back(node(r * i + c.nodes[e][k][0], r * j + c.nodes[e][k][1]));
+        for (int k = 0; k < npe; ++k)
+          h.conn.push_back(node(r * i + c.nodes[e][k][0], r * j + c.nodes[e][k][1]));
       const bool on_side[4] = {j == 0, i == nx - 1, j == ny - 1, i == 0};
       for (int s = 0; s < 4; ++s)
         if (on_side[s] && !side_names[s].empty()) {
@@ -116,7 +135,8 @@ void add_block(HostMesh &h, int nx, int ny, const LatticeNode &node, const std::
 void compact_nodes(HostMesh &h) {
   const std::size_t nn = h.xyz.size() / 3;
   std::vector<Index> old2new(nn, -1);
-  for (Index n : h.conn) old2new[n] = 0;
+  for (Index n : h.conn)
+    old2new[n] = 0;
   Index next = 0;
   std::vector<double> xyz;
   for (std::size_t i = 0; i < nn; ++i)
@@ -125,7 +145,8 @@ void compact_nodes(HostMesh &h) {
       xyz.insert(xyz.end(), h.xyz.begin() + 3 * i, h.xyz.begin() + 3 * i + 3);
     }
   if (static_cast<std::size_t>(next) == nn) return;
-  for (Index &n : h.conn) n = old2new[n];
+  for (Index &n : h.conn)
+    n = old2new[n];
   h.xyz = std::move(xyz);
 }
 
@@ -133,7 +154,8 @@ void finish(HostMesh &h, const std::string &block_name) {
   compact_nodes(h);
   const Index ne = static_cast<Index>(h.conn.size() / element_info(h.type).nodes);
   h.blocks = {{block_name, 1, 0, ne}};
-  for (const auto &s : std::vector<HostMesh::Set>(h.side_sets)) add_node_set_from_side_set(h, s.name, s.name);
+  for (const auto &s : std::vector<HostMesh::Set>(h.side_sets))
+    add_node_set_from_side_set(h, s.name, s.name);
 }
 
 void check_counts(int a, int b, const char *what) {
@@ -149,9 +171,11 @@ HostMesh generate_rectangle(ElementType type, int nx, int ny, double lx, double 
   h.dim = type == ElementType::Shell4 ? 3 : 2;
   const int r = lattice_resolution(type), NI = r * nx + 1, NJ = r * ny + 1;
   for (int J = 0; J < NJ; ++J)
-    for (int I = 0; I < NI; ++I) h.xyz.insert(h.xyz.end(), {x0 + lx * I / (NI - 1), y0 + ly * J / (NJ - 1), 0.0});
-  add_block(h, nx, ny, [&](int I, int J) { return J * NI + I; }, [](int, int) { return false; },
-            {"bottom", "right", "top", "left"});
+    for (int I = 0; I < NI; ++I)
+      h.xyz.insert(h.xyz.end(), {x0 + lx * I / (NI - 1), y0 + ly * J / (NJ - 1), 0.0});
+  add_block(
+      h, nx, ny, [&](int I, int J) { return J * NI + I; }, [](int, int) { return false; },
+      {"bottom", "right", "top", "left"});
   finish(h, "rectangle");
   return h;
 }
@@ -172,8 +196,9 @@ HostMesh generate_annulus(ElementType type, int n_theta, int n_r, double r_in, d
       const double rad = r_in + (r_out - r_in) * g(I), th = span * J / (r * n_theta);
       h.xyz.insert(h.xyz.end(), {rad * std::cos(th), rad * std::sin(th), 0.0});
     }
-  add_block(h, n_r, n_theta, [&](int I, int J) { return (J % NJ) * NI + I; }, [](int, int) { return false; },
-            {closed ? "" : "start", "outer", closed ? "" : "end", "inner"});
+  add_block(
+      h, n_r, n_theta, [&](int I, int J) { return (J % NJ) * NI + I; }, [](int, int) { return false; },
+      {closed ? "" : "start", "outer", closed ? "" : "end", "inner"});
   finish(h, "annulus");
   return h;
 }
@@ -189,7 +214,8 @@ HostMesh generate_disc(ElementType type, int n_theta, int n_r, double radius, do
   const double a = core * radius / std::sqrt(2.0);
   // Square core, lattice (m+1)^2.
   for (int J = 0; J <= m; ++J)
-    for (int I = 0; I <= m; ++I) h.xyz.insert(h.xyz.end(), {-a + 2 * a * I / m, -a + 2 * a * J / m, 0.0});
+    for (int I = 0; I <= m; ++I)
+      h.xyz.insert(h.xyz.end(), {-a + 2 * a * I / m, -a + 2 * a * J / m, 0.0});
   const auto square = [m](int I, int J) { return J * (m + 1) + I; };
   const auto perimeter = [&](int J) -> Index { // counter-clockwise from the corner (a, -a)
     J %= 4 * m;
@@ -206,13 +232,15 @@ HostMesh generate_disc(ElementType type, int n_theta, int n_r, double radius, do
     const double phi = -std::numbers::pi / 4 + 2 * std::numbers::pi * J / (4 * m);
     for (int I = 1; I <= NR; ++I) {
       const double s = g(I);
-      h.xyz.insert(h.xyz.end(), {(1 - s) * xs + s * radius * std::cos(phi), (1 - s) * ys + s * radius * std::sin(phi), 0.0});
+      h.xyz.insert(h.xyz.end(),
+                   {(1 - s) * xs + s * radius * std::cos(phi), (1 - s) * ys + s * radius * std::sin(phi), 0.0});
     }
   }
   // Core triangles in a union-jack pattern, symmetric about both axes.
   add_block(h, n, n, square, [n](int i, int j) { return (2 * i < n) != (2 * j < n); }, {"", "", "", ""});
-  add_block(h, n_r, 4 * n, [&](int I, int J) { return I == 0 ? perimeter(J) : base + (J % (4 * m)) * NR + (I - 1); },
-            [](int, int) { return false; }, {"", "outer", "", ""});
+  add_block(
+      h, n_r, 4 * n, [&](int I, int J) { return I == 0 ? perimeter(J) : base + (J % (4 * m)) * NR + (I - 1); },
+      [](int, int) { return false; }, {"", "outer", "", ""});
   finish(h, "disc");
   return h;
 }
@@ -232,8 +260,9 @@ HostMesh generate_cylinder(int n_theta, int n_z, double radius, double length, d
       h.xyz.insert(h.xyz.end(), {radius * std::cos(th), radius * std::sin(th), length * J / n_z});
     }
   // theta x z keeps e_theta x e_z = outward normal.
-  add_block(h, n_theta, n_z, [&](int I, int J) { return J * NI + (I % NI); }, [](int, int) { return false; },
-            {"bottom", closed ? "" : "end", "top", closed ? "" : "start"});
+  add_block(
+      h, n_theta, n_z, [&](int I, int J) { return J * NI + (I % NI); }, [](int, int) { return false; },
+      {"bottom", closed ? "" : "end", "top", closed ? "" : "start"});
   finish(h, "cylinder");
   return h;
 }

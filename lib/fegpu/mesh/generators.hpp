@@ -20,8 +20,7 @@ HostMesh generate_annulus(ElementType type, int n_theta, int n_r, double r_in, d
 /// Disc of `radius`: a square core of (n_theta/4)^2 cells surrounded by a ring of n_theta x n_r
 /// cells (an O-grid); `core` is the radius of the core's corners over `radius`. Sets outer.
 /// Shell4 gives a circular plate in 3D.
-HostMesh generate_disc(ElementType type, int n_theta, int n_r, double radius, double core = 0.5,
-                       double grading = 1.0);
+HostMesh generate_disc(ElementType type, int n_theta, int n_r, double radius, double core = 0.5, double grading = 1.0);
 
 /// Cylinder surface of radius R and length L along z in Shell4 quads, n_theta x n_z cells over
 /// `angle_deg` degrees (360: closed). Sets bottom (z=0), top (z=L) and, for a panel, start, end.

@@ -11,9 +11,10 @@ template <class Set> const Set &find_set(const std::vector<Set> &sets, const std
   for (const auto &s : sets)
     if (s.name == name) return s;
   std::string list;
-  for (const auto &s : sets) list += (list.empty() ? "" : ", ") + s.name;
-  throw InputError(std::string("the mesh has no ") + kind + " named '" + name + "' (it has: " +
-                   (list.empty() ? "none" : list) + ")");
+  for (const auto &s : sets)
+    list += (list.empty() ? "" : ", ") + s.name;
+  throw InputError(std::string("the mesh has no ") + kind + " named '" + name +
+                   "' (it has: " + (list.empty() ? "none" : list) + ")");
 }
 
 template <class T> DeviceView<T *> to_device(const std::string &label, const std::vector<T> &v) {
@@ -44,24 +45,29 @@ Mesh upload(const HostMesh &h) {
   m.elem2node = ConnView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::elem2node"), ne, npe);
   auto xyz_h = Kokkos::create_mirror_view(m.coords);
   for (Index i = 0; i < nn; ++i)
-    for (int d = 0; d < 3; ++d) xyz_h(i, d) = h.xyz[3 * i + d];
+    for (int d = 0; d < 3; ++d)
+      xyz_h(i, d) = h.xyz[3 * i + d];
   Kokkos::deep_copy(m.coords, xyz_h);
   auto conn_h = Kokkos::create_mirror_view(m.elem2node);
   for (Index e = 0; e < ne; ++e)
-    for (int k = 0; k < npe; ++k) conn_h(e, k) = h.conn[static_cast<std::size_t>(e) * npe + k];
+    for (int k = 0; k < npe; ++k)
+      conn_h(e, k) = h.conn[static_cast<std::size_t>(e) * npe + k];
   Kokkos::deep_copy(m.elem2node, conn_h);
 
   std::vector<GlobalId> ng = h.node_gid, eg = h.elem_gid;
   if (ng.empty())
-    for (Index i = 0; i < nn; ++i) ng.push_back(i + 1);
+    for (Index i = 0; i < nn; ++i)
+      ng.push_back(i + 1);
   if (eg.empty())
-    for (Index i = 0; i < ne; ++i) eg.push_back(i + 1);
+    for (Index i = 0; i < ne; ++i)
+      eg.push_back(i + 1);
   m.node_gid = to_device("fegpu::mesh::node_gid", ng);
   m.elem_gid = to_device("fegpu::mesh::elem_gid", eg);
 
   m.blocks = h.blocks;
   if (m.blocks.empty()) m.blocks.push_back({"block_1", 1, 0, ne});
-  for (const auto &s : h.node_sets) m.node_sets.push_back({s.name, s.id, to_device("fegpu::mesh::node_set", s.a)});
+  for (const auto &s : h.node_sets)
+    m.node_sets.push_back({s.name, s.id, to_device("fegpu::mesh::node_set", s.a)});
   for (const auto &s : h.side_sets)
     m.side_sets.push_back(
         {s.name, s.id, to_device("fegpu::mesh::side_set_elems", s.a), to_device("fegpu::mesh::side_set_facets", s.b)});
@@ -78,20 +84,25 @@ HostMesh download(const Mesh &m) {
   auto conn_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.elem2node);
   h.xyz.resize(3 * static_cast<std::size_t>(nn));
   for (Index i = 0; i < nn; ++i)
-    for (int d = 0; d < 3; ++d) h.xyz[3 * i + d] = xyz_h(i, d);
+    for (int d = 0; d < 3; ++d)
+      h.xyz[3 * i + d] = xyz_h(i, d);
   h.conn.resize(static_cast<std::size_t>(ne) * npe);
   for (Index e = 0; e < ne; ++e)
-    for (int k = 0; k < npe; ++k) h.conn[static_cast<std::size_t>(e) * npe + k] = conn_h(e, k);
+    for (int k = 0; k < npe; ++k)
+      h.conn[static_cast<std::size_t>(e) * npe + k] = conn_h(e, k);
   h.node_gid = to_host(m.node_gid);
   h.elem_gid = to_host(m.elem_gid);
   h.blocks = m.blocks;
-  for (const auto &s : m.node_sets) h.node_sets.push_back({s.name, s.id, to_host(s.nodes), {}});
-  for (const auto &s : m.side_sets) h.side_sets.push_back({s.name, s.id, to_host(s.elems), to_host(s.facets)});
+  for (const auto &s : m.node_sets)
+    h.node_sets.push_back({s.name, s.id, to_host(s.nodes), {}});
+  for (const auto &s : m.side_sets)
+    h.side_sets.push_back({s.name, s.id, to_host(s.elems), to_host(s.facets)});
   return h;
 }
 
 void add_node_set_from_side_set(HostMesh &h, const std::string &side_set, const std::string &node_set_name) {
-  const auto it = std::find_if(h.side_sets.begin(), h.side_sets.end(), [&](const auto &s) { return s.name == side_set; });
+  const auto it =
+      std::find_if(h.side_sets.begin(), h.side_sets.end(), [&](const auto &s) { return s.name == side_set; });
   FEGPU_CHECK(it != h.side_sets.end(), "no side set " + side_set);
   const ElementInfo info = element_info(h.type);
   std::vector<Index> nodes;

@@ -54,8 +54,8 @@ struct Mesh {
 struct HostMesh {
   ElementType type = ElementType::Tri3;
   int dim = 2;
-  std::vector<double> xyz;  ///< 3 per node
-  std::vector<Index> conn;  ///< nodes_per_elem per element
+  std::vector<double> xyz;                  ///< 3 per node
+  std::vector<Index> conn;                  ///< nodes_per_elem per element
   std::vector<GlobalId> node_gid, elem_gid; ///< empty: 1-based local numbering
   std::vector<ElementBlock> blocks;
   struct Set {

@@ -10,7 +10,8 @@ namespace fegpu {
 namespace {
 ElementType parse_type(const InputNode &s, const std::vector<ElementType> &allowed) {
   std::vector<std::string> names;
-  for (ElementType t : allowed) names.push_back(type_name(t));
+  for (ElementType t : allowed)
+    names.push_back(type_name(t));
   const std::string v = s.get_choice("element", names);
   for (ElementType t : allowed)
     if (type_name(t) == v) return t;

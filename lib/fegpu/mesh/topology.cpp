@@ -14,7 +14,8 @@ Crs build_node2elem(const Mesh &mesh) {
   auto offsets = c.offsets;
   Kokkos::parallel_for(
       "fegpu::topology::count_incidence", range(0, ne), KOKKOS_LAMBDA(Index e) {
-        for (int k = 0; k < npe; ++k) Kokkos::atomic_inc(&offsets(conn(e, k) + 1));
+        for (int k = 0; k < npe; ++k)
+          Kokkos::atomic_inc(&offsets(conn(e, k) + 1));
       });
   Kokkos::parallel_scan(
       "fegpu::topology::scan_incidence", range(0, nn + 1), KOKKOS_LAMBDA(Index i, Index & sum, bool final) {
@@ -61,7 +62,8 @@ Topology build_topology(const Mesh &mesh) {
   const auto offsets = t.node2elem.offsets;
   const auto incident = t.node2elem.indices;
 
-  t.elem2elem = DeviceView<Index **>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::topology::elem2elem"), ne, nf);
+  t.elem2elem =
+      DeviceView<Index **>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::topology::elem2elem"), ne, nf);
   t.elem2elem_facet =
       DeviceView<int **>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::topology::elem2elem_facet"), ne, nf);
   auto e2e = t.elem2elem;
@@ -103,7 +105,8 @@ Topology build_topology(const Mesh &mesh) {
   Kokkos::parallel_for(
       "fegpu::topology::count_facets", range(0, ne), KOKKOS_LAMBDA(Index e) {
         Index c = 0;
-        for (int f = 0; f < nf; ++f) c += (e2e(e, f) < 0 || e < e2e(e, f)) ? 1 : 0;
+        for (int f = 0; f < nf; ++f)
+          c += (e2e(e, f) < 0 || e < e2e(e, f)) ? 1 : 0;
         owned(e + 1) = c;
       });
   Kokkos::parallel_scan(
@@ -112,11 +115,12 @@ Topology build_topology(const Mesh &mesh) {
         if (final) owned(i) = sum;
       });
   Kokkos::deep_copy(t.num_facets, Kokkos::subview(owned, ne));
-  t.elem2facet = DeviceView<Index **>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::topology::elem2facet"), ne, nf);
+  t.elem2facet =
+      DeviceView<Index **>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::topology::elem2facet"), ne, nf);
   t.facet2elem = DeviceView<Index *[2]>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::topology::facet2elem"),
                                         t.num_facets);
-  t.facet2local =
-      DeviceView<int *[2]>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::topology::facet2local"), t.num_facets);
+  t.facet2local = DeviceView<int *[2]>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::topology::facet2local"),
+                                       t.num_facets);
   auto e2f = t.elem2facet;
   auto f2e = t.facet2elem;
   auto f2l = t.facet2local;

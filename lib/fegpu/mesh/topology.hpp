@@ -8,10 +8,10 @@
 namespace fegpu {
 
 struct Topology {
-  Crs node2elem;               // node -> incident elements, ascending
-  DeviceView<Index **> elem2elem;  // (element, local facet): neighbour element, -1 on the boundary
+  Crs node2elem;                      // node -> incident elements, ascending
+  DeviceView<Index **> elem2elem;     // (element, local facet): neighbour element, -1 on the boundary
   DeviceView<int **> elem2elem_facet; // (element, local facet): the facet's local index in the neighbour, -1
-  DeviceView<Index **> elem2facet; // (element, local facet): facet id
+  DeviceView<Index **> elem2facet;    // (element, local facet): facet id
   DeviceView<Index *[2]> facet2elem;  // (facet, side): element on each side; side 1 is -1 on the boundary
   DeviceView<int *[2]> facet2local;   // (facet, side): local facet index in that element
   Index num_facets = 0;
