@@ -212,6 +212,19 @@ TEST_F(App, RunsOnAnExodusMeshFile) {
   EXPECT_EQ(back.blocks[0].name, "plate");
 }
 
+TEST_F(App, EveryExampleInputIsValid) {
+  int checked = 0;
+  for (const auto &e : fs::directory_iterator(fs::path(FEGPU_SOURCE_DIR) / "config")) {
+    if (e.path().extension() != ".yaml") continue;
+    const std::string cmd =
+        std::string(FEGPU_APP) + " " + e.path().string() + " --check --quiet 2> " + (dir_ / "stderr").string();
+    const int raw = std::system(cmd.c_str());
+    EXPECT_EQ(WEXITSTATUS(raw), 0) << e.path() << ": " << slurp(dir_ / "stderr");
+    ++checked;
+  }
+  EXPECT_GE(checked, 3);
+}
+
 TEST_F(App, MissingInputFile) {
   const std::string cmd =
       std::string(FEGPU_APP) + " " + (dir_ / "nope.yaml").string() + " 2> " + (dir_ / "stderr").string();

@@ -14,7 +14,6 @@ using GlobalId = int64_t; ///< global id, kept beside local indices for later do
 
 using ExecSpace = Kokkos::DefaultExecutionSpace;
 using MemSpace = ExecSpace::memory_space;
-using HostExec = Kokkos::DefaultHostExecutionSpace;
 
 template <class T> using DeviceView = Kokkos::View<T, MemSpace>;
 
@@ -23,8 +22,6 @@ using IndexView = DeviceView<Index *>;       // (entity)
 using GlobalIdView = DeviceView<GlobalId *>; // (entity)
 using CoordView = DeviceView<Real *[3]>;     // (node, xyz): z is 0 for planar meshes
 using ConnView = DeviceView<Index **>;       // (element, local node)
-using Vec2View = DeviceView<Real *[2]>;      // (node, component) for 2D vector fields
-using Vec3View = DeviceView<Real *[3]>;      // (node, component) for 3D vector fields
 /// Nodal degrees of freedom, (node, component). Layout left on every backend: component-major,
 /// so a flat index `comp * num_nodes + node` is contiguous and vector kernels see one array.
 using DofView = Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace>;

@@ -31,7 +31,6 @@ public:
 
   const std::string &path() const { return current_; }
   int steps_in_file() const { return step_; }
-  int file_index() const { return file_index_; }
   /// Name of file number `index` (1-based) of the series that starts at `base`.
   static std::string series_name(const std::string &base, int index);
 
