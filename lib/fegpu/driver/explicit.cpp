@@ -131,7 +131,7 @@ ExplicitDriver::ExplicitDriver(ExplicitModel &model, const TimeConfig &time, Pha
 }
 
 void ExplicitDriver::external_force(double t, const DofView &f) {
-  if (loads_.empty()) return; // both buffers were allocated zero and stay so
+  if (loads_.empty()) return;             // both buffers were allocated zero and stay so
   Kokkos::deep_copy(ExecSpace(), f, 0.0); // asynchronous: no fence in the step
   const RealView ff = flat(f);
   for (const auto &load : loads_)
