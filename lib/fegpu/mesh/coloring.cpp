@@ -48,6 +48,52 @@ void group_by_color(Coloring &c, Index ne) {
   Kokkos::deep_copy(c.color2elem.offsets, h);
 }
 
+/// Moves elements from colours above the mean size into colours below it, where no neighbour
+/// already has the target colour. Elements of one colour share no node, so a batch moving from c
+/// to d cannot conflict with itself; a scan in element order picks the batch, so the result is
+/// deterministic. Colours stay valid; their number stays the same.
+void balance(Coloring &c, const Mesh &mesh, const Crs &n2e) {
+  Kokkos::Profiling::ScopedRegion region("fegpu::coloring::balance");
+  const Index ne = mesh.num_elems();
+  const int k = c.num_colors;
+  if (k < 2) return;
+  const int npe = mesh.nodes_per_elem();
+  const auto conn = mesh.elem2node;
+  const auto off = n2e.offsets;
+  const auto inc = n2e.indices;
+  const auto color = c.color;
+  const auto elems = c.color2elem.indices;
+  std::vector<Index> size(k);
+  for (int i = 0; i < k; ++i) size[i] = c.size(i);
+  const Index target = (ne + k - 1) / k;
+  std::vector<int> order(k);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return size[a] > size[b] || (size[a] == size[b] && a < b); });
+  for (int src : order) {
+    for (int dst = k - 1; dst >= 0 && size[src] > target; --dst) {
+      if (dst == src || size[dst] >= target) continue;
+      const Index quota = std::min(size[src] - target, target - size[dst]);
+      Index movable = 0;
+      Kokkos::parallel_scan(
+          "fegpu::coloring::balance_move", range(c.offsets_h[src], c.offsets_h[src + 1]),
+          KOKKOS_LAMBDA(Index i, Index & pos, bool final) {
+            const Index e = elems(i);
+            if (color(e) != src) return;
+            for (int a = 0; a < npe; ++a)
+              for (Index j = off(conn(e, a)); j < off(conn(e, a) + 1); ++j)
+                if (color(inc(j)) == dst) return;
+            if (final && pos < quota) color(e) = dst;
+            ++pos;
+          },
+          movable);
+      const Index moved = std::min(movable, quota);
+      size[src] -= moved;
+      size[dst] += moved;
+    }
+  }
+  group_by_color(c, ne);
+}
+
 Coloring jones_plassmann(const Mesh &mesh, const Crs &n2e) {
   Kokkos::Profiling::ScopedRegion region("fegpu::coloring::jones_plassmann");
   const Index ne = mesh.num_elems();
@@ -124,6 +170,7 @@ Coloring jones_plassmann(const Mesh &mesh, const Crs &n2e) {
   }
   c.num_colors = max_color + 1;
   group_by_color(c, ne);
+  balance(c, mesh, n2e);
   return c;
 }
 
