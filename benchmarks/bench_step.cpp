@@ -8,12 +8,12 @@ using namespace fegpu;
 
 namespace {
 
-/// Bytes per step of a minimal implementation: element kernel (connectivity, coordinates and u
-/// read once, f read and written), predictor (v, a, u read; v, du, u written) and corrector
-/// (f_int, f_ext old and new, du, v, m read; a, v written), on 2 dofs per node.
+/// Bytes per step of a minimal implementation of this scheme: the element kernel (connectivity,
+/// coordinates and u read once, f read and written), the predictor (v, a, u, f, m read; v, u, f
+/// written) and the corrector (v, f, m read; a, v written), on 2 dofs per node.
 double minimal_bytes(Index nodes, Index elems, int npe) {
   const double per_elem = 4.0 * npe;
-  const double per_node = 8.0 * (2 + 2 + 2 * 2) + 2 * 8.0 * (6 + 9);
+  const double per_node = 8.0 * (2 + 2 + 2 * 2) + 2 * 8.0 * (8 + 5);
   return per_elem * elems + per_node * nodes;
 }
 

@@ -192,8 +192,7 @@ double ElasticModel::critical_time_step() const {
   return 2.0 / std::sqrt(1.01 * lambda_max);
 }
 
-void ElasticModel::internal_force(const DofView &u, const DofView &f) {
-  Kokkos::deep_copy(ExecSpace(), f, 0.0); // asynchronous: no fence in the step
+void ElasticModel::add_internal_force(const DofView &u, const DofView &f) {
   if (mesh_.type == ElementType::Tri3)
     scatter_elements("fegpu::elastic::internal_force", config_.scatter, coloring_, mesh_.num_elems(), f,
                      InternalForce<3>{gather<3>(mesh_), materials_, elem_material_, u});

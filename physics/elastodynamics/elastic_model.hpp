@@ -48,7 +48,7 @@ public:
   std::vector<Constraint> constraints() const override;
   std::vector<LoadPattern> loads() const override;
   void initial_state(const DofView &u, const DofView &v) const override;
-  void internal_force(const DofView &u, const DofView &f) override;
+  void add_internal_force(const DofView &u, const DofView &f) override;
   HostMesh output_mesh() const override { return host_mesh_; }
   ExodusVariables output_variables() const override;
   void fill_output(const DofView &u, const DofView &v, const DofView &a, std::vector<std::vector<double>> &nodal,

@@ -58,15 +58,15 @@ void add_load(const RealView &f, const IndexView &d, const RealView &w, double s
       KOKKOS_LAMBDA(Index i) { f(d(i)) += s * w(i); });
 }
 
-void constrain(const RealView &u, const RealView &v, const RealView &du, const IndexView &d, bool disp, double target,
-               double increment, double dt) {
+void constrain(const RealView &u, const RealView &v, const IndexView &d, bool disp, double target, double increment,
+               double dt) {
+  // The predictor moved u by dt v; undo that and impose the constraint, keeping v = du / dt.
   Kokkos::parallel_for(
       "fegpu::driver::apply_constraints", range(0, static_cast<Index>(d.extent(0))), KOKKOS_LAMBDA(Index i) {
         const Index k = d(i);
-        const double u_old = u(k) - du(k);
+        const double u_old = u(k) - dt * v(k);
         u(k) = disp ? target : u_old + increment;
-        du(k) = u(k) - u_old;
-        v(k) = du(k) / dt;
+        v(k) = (u(k) - u_old) / dt;
       });
 }
 
@@ -85,13 +85,11 @@ ExplicitDriver::ExplicitDriver(ExplicitModel &model, const TimeConfig &time, Pha
   u_ = dofs("fegpu::driver::u", n, c);
   v_ = dofs("fegpu::driver::v", n, c);
   a_ = dofs("fegpu::driver::a", n, c);
-  du_ = dofs("fegpu::driver::du", n, c);
-  for (int k = 0; k < 2; ++k) {
-    fint_[k] = dofs("fegpu::driver::f_int", n, c);
-    fext_[k] = dofs("fegpu::driver::f_ext", n, c);
-  }
+  fint_ = dofs("fegpu::driver::f_int", n, c);
+  fext_ = dofs("fegpu::driver::f_ext", n, c);
   energy_ = DeviceView<double[4]>("fegpu::driver::energy");
-  increment_ = Kokkos::View<EnergyIncrement, MemSpace>("fegpu::driver::energy_increment");
+  predictor_increment_ = Kokkos::View<EnergyIncrement, MemSpace>("fegpu::driver::energy_increment");
+  corrector_increment_ = Kokkos::View<EnergyIncrement, MemSpace>("fegpu::driver::energy_increment");
   constraints_ = model.constraints();
   loads_ = model.loads();
 
@@ -120,9 +118,9 @@ ExplicitDriver::ExplicitDriver(ExplicitModel &model, const TimeConfig &time, Pha
     const double vval = disp ? con.value * con.function.slope(0.0) : con.value * con.function.value(0.0);
     driver_kernels::set_constrained(u, v, con.dofs, disp, uval, vval);
   }
-  external_force(0.0, fext_[cur_]);
-  model_.internal_force(u_, fint_[cur_]);
-  const double ke0 = driver_kernels::initial_acceleration(flat(a_), v, m, flat(fext_[cur_]), flat(fint_[cur_]));
+  external_force(0.0, fext_);
+  model_.add_internal_force(u_, fint_); // fint_ was allocated zero
+  const double ke0 = driver_kernels::initial_acceleration(flat(a_), v, m, flat(fext_), flat(fint_));
   auto e_h = Kokkos::create_mirror_view(energy_);
   e_h(0) = ke0;
   e_h(1) = e_h(2) = 0;
@@ -141,63 +139,67 @@ void ExplicitDriver::external_force(double t, const DofView &f) {
 void ExplicitDriver::apply_constraints(double t_new) {
   const double t_old = t_new - dt_;
   for (const auto &con : constraints_)
-    driver_kernels::constrain(flat(u_), flat(v_), flat(du_), con.dofs, con.kind == Constraint::Displacement,
+    driver_kernels::constrain(flat(u_), flat(v_), con.dofs, con.kind == Constraint::Displacement,
                               con.value * con.function.value(t_new),
                               con.value * (con.function.integral(t_new) - con.function.integral(t_old)), dt_);
 }
 
 void ExplicitDriver::step() {
   const double dt = dt_, half = 0.5 * dt_;
-  const RealView u = flat(u_), v = flat(v_), a = flat(a_), du = flat(du_), m = flat(mass_);
+  const bool loads = !loads_.empty();
+  const RealView u = flat(u_), v = flat(v_), a = flat(a_), m = flat(mass_), fi = flat(fint_), fe = flat(fext_);
   const Index ndof = static_cast<Index>(u.extent(0));
+  const auto pred = predictor_increment_, corr = corrector_increment_;
   {
     Kokkos::Profiling::ScopedRegion r("fegpu::driver::predictor");
-    // v(n+1/2) = v(n) + dt/2 a(n); u(n+1) = u(n) + dt v(n+1/2)
-    Kokkos::parallel_for(
-        "fegpu::driver::predictor", range(0, ndof), KOKKOS_LAMBDA(Index i) {
+    // v(n+1/2) = v(n) + dt/2 a(n); u(n+1) = u(n) + dt v(n+1/2); the f(n) halves of the work
+    // increments; f_int cleared for the element kernels.
+    Kokkos::parallel_reduce(
+        "fegpu::driver::predictor", range(0, ndof),
+        KOKKOS_LAMBDA(Index i, EnergyIncrement & s) {
           v(i) += half * a(i);
-          du(i) = dt * v(i);
-          u(i) += du(i);
-        });
+          const double du = dt * v(i), f = fi(i);
+          u(i) += du;
+          s.internal += 0.5 * du * f;
+          s.external += 0.5 * du * (m(i) > 0 ? (loads ? fe(i) : 0.0) : f); // reaction on constrained dofs
+          fi(i) = 0.0;
+        },
+        Kokkos::Sum<EnergyIncrement, MemSpace>(pred));
     apply_constraints(time_ + dt_);
   }
-  const int nxt = 1 - cur_;
   {
     Kokkos::Profiling::ScopedRegion r("fegpu::driver::forces");
-    external_force(time_ + dt_, fext_[nxt]);
-    model_.internal_force(u_, fint_[nxt]);
+    external_force(time_ + dt_, fext_);
+    model_.add_internal_force(u_, fint_);
   }
   {
     Kokkos::Profiling::ScopedRegion r("fegpu::driver::corrector");
-    // a(n+1) = (f_ext - f_int) / m; v(n+1) = v(n+1/2) + dt/2 a(n+1); energy increments.
-    const RealView fi0 = flat(fint_[cur_]), fi1 = flat(fint_[nxt]), fe0 = flat(fext_[cur_]), fe1 = flat(fext_[nxt]);
-    const auto inc = increment_;
+    // a(n+1) = (f_ext - f_int) / m; v(n+1) = v(n+1/2) + dt/2 a(n+1); the f(n+1) halves.
     Kokkos::parallel_reduce(
         "fegpu::driver::corrector", range(0, ndof),
         KOKKOS_LAMBDA(Index i, EnergyIncrement & s) {
-          const double mi = m(i);
-          const double fint_avg = 0.5 * (fi0(i) + fi1(i));
+          const double mi = m(i), f = fi(i), du = dt * v(i);
+          s.internal += 0.5 * du * f;
           if (mi > 0) {
-            a(i) = (fe1(i) - fi1(i)) / mi;
+            const double fext = loads ? fe(i) : 0.0;
+            a(i) = (fext - f) / mi;
             v(i) += half * a(i);
-            s.external += du(i) * 0.5 * (fe0(i) + fe1(i));
+            s.external += 0.5 * du * fext;
           } else {
             a(i) = 0.0;
-            s.external += du(i) * fint_avg; // applied load plus reaction
+            s.external += 0.5 * du * f;
           }
-          s.internal += du(i) * fint_avg;
           s.kinetic += 0.5 * Kokkos::abs(mi) * v(i) * v(i);
         },
-        Kokkos::Sum<EnergyIncrement, MemSpace>(inc));
+        Kokkos::Sum<EnergyIncrement, MemSpace>(corr));
     const auto e = energy_;
     Kokkos::parallel_for(
         "fegpu::driver::accumulate_energy", range(0, 1), KOKKOS_LAMBDA(Index) {
-          e(0) = inc().kinetic;
-          e(1) += inc().internal;
-          e(2) += inc().external;
+          e(0) = corr().kinetic;
+          e(1) += pred().internal + corr().internal;
+          e(2) += pred().external + corr().external;
         });
   }
-  cur_ = nxt;
   time_ += dt_;
   ++steps_;
 }

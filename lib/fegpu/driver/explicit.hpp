@@ -3,11 +3,13 @@
 /// Explicit central-difference time integration with a lumped mass (velocity-Verlet form):
 ///   v(n+1/2) = v(n) + dt/2 a(n);   u(n+1) = u(n) + dt v(n+1/2)
 ///   a(n+1) = M^-1 (f_ext(n+1) - f_int(u(n+1)));   v(n+1) = v(n+1/2) + dt/2 a(n+1)
-/// with energy accounting by the trapezoidal rule on every step:
+/// with energy accounting by the trapezoidal rule on every step, du = dt v(n+1/2):
 ///   W_int += du . (f_int(n) + f_int(n+1)) / 2,  W_ext += du . (f_ext(n) + f_ext(n+1)) / 2
 /// (on constrained dofs the reaction does the work, so there W_ext takes the f_int term), and the
-/// balance error |KE + W_int - W_ext - KE(0)| over the largest of those terms. Energies are reduced
-/// on the device every step and read back only at output and progress points.
+/// balance error |KE + W_int - W_ext - KE(0)| over the largest of those terms. The predictor takes
+/// the f(n) half of each increment and clears f_int, the corrector the f(n+1) half, so one force
+/// array each suffices and no increment is stored. Energies are reduced on the device every step
+/// and read back only at output and progress points.
 #include "fegpu/core/types.hpp"
 #include "fegpu/driver/config.hpp"
 #include "fegpu/driver/progress.hpp"
@@ -74,8 +76,8 @@ public:
   virtual std::vector<Constraint> constraints() const = 0;
   virtual std::vector<LoadPattern> loads() const = 0;
   virtual void initial_state(const DofView &u, const DofView &v) const = 0;
-  /// f := internal force at displacement u (overwrites f).
-  virtual void internal_force(const DofView &u, const DofView &f) = 0;
+  /// f += internal force at displacement u (the driver clears f beforehand).
+  virtual void add_internal_force(const DofView &u, const DofView &f) = 0;
   /// Output mesh and variables, and filling them for one output step.
   virtual HostMesh output_mesh() const = 0;
   virtual ExodusVariables output_variables() const = 0;
@@ -119,11 +121,9 @@ private:
   PhaseTimer &timer_;
   std::vector<Constraint> constraints_;
   std::vector<LoadPattern> loads_;
-  DofView u_, v_, a_, du_, mass_, u0_;
-  DofView fint_[2], fext_[2]; ///< double-buffered: [cur_] is f(n), [1 - cur_] receives f(n+1)
-  int cur_ = 0;
+  DofView u_, v_, a_, mass_, fint_, fext_;
   DeviceView<double[4]> energy_; ///< kinetic, internal, external, initial kinetic
-  Kokkos::View<EnergyIncrement, MemSpace> increment_;
+  Kokkos::View<EnergyIncrement, MemSpace> predictor_increment_, corrector_increment_;
   double time_ = 0, dt_ = 0, dt_critical_ = 0;
   long steps_ = 0;
 };

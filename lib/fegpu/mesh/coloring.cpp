@@ -64,11 +64,13 @@ void balance(Coloring &c, const Mesh &mesh, const Crs &n2e) {
   const auto color = c.color;
   const auto elems = c.color2elem.indices;
   std::vector<Index> size(k);
-  for (int i = 0; i < k; ++i) size[i] = c.size(i);
+  for (int i = 0; i < k; ++i)
+    size[i] = c.size(i);
   const Index target = (ne + k - 1) / k;
   std::vector<int> order(k);
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](int a, int b) { return size[a] > size[b] || (size[a] == size[b] && a < b); });
+  std::sort(order.begin(), order.end(),
+            [&](int a, int b) { return size[a] > size[b] || (size[a] == size[b] && a < b); });
   for (int src : order) {
     for (int dst = k - 1; dst >= 0 && size[src] > target; --dst) {
       if (dst == src || size[dst] >= target) continue;
