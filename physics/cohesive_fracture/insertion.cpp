@@ -1,0 +1,343 @@
+/// \file insertion.cpp
+/// Cohesive-element insertion kernels (see insertion.hpp).
+#include "insertion.hpp"
+
+#include "fegpu/core/error.hpp"
+
+#include <numeric>
+
+namespace fegpu::cohesive {
+
+CounterStrategy counter_strategy_from_string(const std::string &name) {
+  if (name == "deterministic") return CounterStrategy::Deterministic;
+  if (name == "global_atomic") return CounterStrategy::GlobalAtomic;
+  if (name == "team_atomic") return CounterStrategy::TeamAtomic;
+  throw InputError("unknown counter strategy '" + name + "' (deterministic, global_atomic, team_atomic)");
+}
+std::string to_string(CounterStrategy s) {
+  return s == CounterStrategy::Deterministic  ? "deterministic"
+         : s == CounterStrategy::GlobalAtomic ? "global_atomic"
+                                              : "team_atomic";
+}
+
+namespace {
+
+/// One element's insertion work. `apply` false counts the new nodes and cohesive elements it
+/// needs without writing; `apply` true takes them from the given bases. Both make the same
+/// decisions, so a count pass and a fill pass agree.
+template <int NPE> struct Insert {
+  static constexpr ElementType type = NPE == 3 ? ElementType::Tri3 : ElementType::Tri6;
+  ConnView conn;
+  DeviceView<Index **> e2e;
+  DeviceView<int **> e2ef;
+  DeviceView<Index **> e2f;
+  DeviceView<Index *[2]> f2e;
+  IndexView facet2coh;
+  DeviceView<uint8_t *> flag;
+  CoordView coords;
+  IndexView new2old;
+  IndexView coh2facet;
+  DeviceView<Index *[2]> coh_elem;
+  DeviceView<int *[2]> coh_local;
+
+  KOKKOS_INLINE_FUNCTION bool cracked(Index fid, const Index *pending, int np) const {
+    if (facet2coh(fid) >= 0) return true;
+    for (int k = 0; k < np; ++k)
+      if (pending[k] == fid) return true;
+    return false;
+  }
+
+  KOKKOS_INLINE_FUNCTION static int corner_of(const ConnView &c, Index e, Index n) {
+    for (int i = 0; i < 3; ++i)
+      if (c(e, i) == n) return i;
+    return -1;
+  }
+
+  /// Walks around corner node n from element e, leaving through the other facet of e that holds
+  /// n than `f_from`. True if the walk ends at the boundary or a crack (the node must split);
+  /// false if it comes round to `other`. With `new_id` >= 0, renumbers n in every element walked.
+  KOKKOS_INLINE_FUNCTION bool walk(Index e, int f_from, Index n, Index other, const Index *pending, int np,
+                                   Index new_id) const {
+    Index cur = e;
+    int fin = f_from;
+    for (int guard = 0; guard < 1024; ++guard) {
+      const int i = corner_of(conn, cur, n);
+      const int fout = fin == i ? (i + 2) % 3 : i; // the facets holding corner i are i and i - 1
+      if (new_id >= 0) conn(cur, i) = new_id;
+      const Index nb = e2e(cur, fout);
+      if (nb < 0 || cracked(e2f(cur, fout), pending, np)) return true;
+      if (nb == other) return false;
+      fin = e2ef(cur, fout);
+      cur = nb;
+    }
+    return true;
+  }
+
+  KOKKOS_INLINE_FUNCTION void new_node(Index id, Index from) const {
+    new2old(id) = new2old(from);
+    for (int d = 0; d < 3; ++d)
+      coords(id, d) = coords(from, d);
+  }
+
+  /// Returns (new nodes, new cohesive elements).
+  KOKKOS_INLINE_FUNCTION Kokkos::pair<Index, Index> operator()(Index e, bool apply, Index node_base,
+                                                               Index coh_base) const {
+    Index pending[3];
+    int np = 0;
+    Index nodes = 0, cohs = 0;
+    for (int f = 0; f < 3; ++f) {
+      const Index fid = e2f(e, f);
+      if (!flag(fid) || f2e(fid, 0) != e) continue;
+      const Index other = e2e(e, f);
+      for (int k = 0; k < 2; ++k) {
+        const Index n = conn(e, facet_node(type, f, k));
+        if (!walk(e, f, n, other, pending, np, -1)) continue;
+        if (apply) {
+          const Index id = node_base + nodes;
+          new_node(id, n);
+          walk(e, f, n, other, pending, np, id);
+        }
+        ++nodes;
+      }
+      if constexpr (NPE == 6) { // the mid-side node always splits; e's side takes the new one
+        if (apply) {
+          const int a = facet_node(type, f, 2);
+          const Index id = node_base + nodes;
+          new_node(id, conn(e, a));
+          conn(e, a) = id;
+        }
+        ++nodes;
+      }
+      if (apply) {
+        const Index c = coh_base + cohs;
+        coh2facet(c) = fid;
+        coh_elem(c, 0) = e;
+        coh_elem(c, 1) = other;
+        coh_local(c, 0) = f;
+        coh_local(c, 1) = e2ef(e, f);
+        facet2coh(fid) = c;
+      }
+      ++cohs;
+      pending[np++] = fid;
+    }
+    return {nodes, cohs};
+  }
+};
+
+template <int NPE> Insert<NPE> make_insert(CrackedMesh &m, const DeviceView<uint8_t *> &flag) {
+  const Topology &t = m.topology;
+  return {m.elem2node, t.elem2elem, t.elem2elem_facet, t.elem2facet, t.facet2elem,     m.facet2coh,
+          flag,        m.coords,    m.new2old,         m.coh2facet,  m.coh2facet_elem, m.coh2facet_local};
+}
+
+constexpr int kShift = 32; // packed scan value: nodes in the high word, cohesive elements in the low
+
+} // namespace
+
+// Named launchers (nvcc accepts no device lambda in a constructor or a private member).
+namespace insertion_kernels {
+
+template <int NPE>
+void deterministic(const Insert<NPE> &ins, const IndexView &elems, Index begin, Index end, Index &nodes, Index &cohs) {
+  const Index node0 = nodes, coh0 = cohs;
+  int64_t total = 0;
+  Kokkos::parallel_scan(
+      "fegpu::cohesive::insert_deterministic", range(begin, end),
+      KOKKOS_LAMBDA(Index i, int64_t & prefix, bool final) {
+        const Index e = elems(i);
+        const auto need = ins(e, false, 0, 0);
+        if (final && (need.first | need.second))
+          ins(e, true, node0 + Index(prefix >> kShift), coh0 + Index(prefix & 0xffffffffLL));
+        prefix += (int64_t(need.first) << kShift) + need.second;
+      },
+      total);
+  nodes += Index(total >> kShift);
+  cohs += Index(total & 0xffffffffLL);
+}
+
+template <int NPE>
+void global_atomic(const Insert<NPE> &ins, const IndexView &elems, Index begin, Index end,
+                   const DeviceView<Index[2]> &counter) {
+  Kokkos::parallel_for(
+      "fegpu::cohesive::insert_global_atomic", range(begin, end), KOKKOS_LAMBDA(Index i) {
+        const Index e = elems(i);
+        const auto need = ins(e, false, 0, 0);
+        if (!(need.first | need.second)) return;
+        const Index nb = Kokkos::atomic_fetch_add(&counter(0), need.first);
+        const Index cb = Kokkos::atomic_fetch_add(&counter(1), need.second);
+        ins(e, true, nb, cb);
+      });
+}
+
+/// The seed's appendix A: threads of a team take offsets from a counter in team scratch memory;
+/// one thread per team then reserves the team's block with a single global atomic.
+template <int NPE>
+void team_atomic(const Insert<NPE> &ins, const IndexView &elems, Index begin, Index end,
+                 const DeviceView<Index[2]> &counter, const DeviceView<Index *[2]> &local) {
+  constexpr Index chunk = 256;
+  const Index n = end - begin, league = (n + chunk - 1) / chunk;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = Policy::member_type;
+  Kokkos::parallel_for(
+      "fegpu::cohesive::insert_team_atomic",
+      Policy(league, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(4 * sizeof(Index))),
+      KOKKOS_LAMBDA(const Member &team) {
+        Index *shared = static_cast<Index *>(team.team_shmem().get_shmem(4 * sizeof(Index)));
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { shared[0] = shared[1] = 0; });
+        team.team_barrier();
+        const Index first = team.league_rank() * chunk, count = first + chunk < n ? chunk : n - first;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](Index j) {
+          const auto need = ins(elems(begin + first + j), false, 0, 0);
+          local(first + j, 0) = Kokkos::atomic_fetch_add(&shared[0], need.first);
+          local(first + j, 1) = Kokkos::atomic_fetch_add(&shared[1], need.second);
+        });
+        team.team_barrier();
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          shared[2] = Kokkos::atomic_fetch_add(&counter(0), shared[0]);
+          shared[3] = Kokkos::atomic_fetch_add(&counter(1), shared[1]);
+        });
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](Index j) {
+          const Index e = elems(begin + first + j);
+          ins(e, true, shared[2] + local(first + j, 0), shared[3] + local(first + j, 1));
+        });
+      });
+}
+
+template <int NPE>
+void run(CrackedMesh &m, const DeviceView<uint8_t *> &flag, CounterStrategy s, Index &nodes, Index &cohs) {
+  const Insert<NPE> ins = make_insert<NPE>(m, flag);
+  const Coloring &col = m.coloring;
+  const IndexView elems = col.color2elem.indices;
+  DeviceView<Index[2]> counter("fegpu::cohesive::counter");
+  DeviceView<Index *[2]> local;
+  if (s != CounterStrategy::Deterministic) {
+    auto h = Kokkos::create_mirror_view(counter);
+    h(0) = nodes;
+    h(1) = cohs;
+    Kokkos::deep_copy(counter, h);
+    if (s == CounterStrategy::TeamAtomic)
+      local = DeviceView<Index *[2]>("fegpu::cohesive::team_offsets", col.largest());
+  }
+  // Colour by colour: no two elements of a launch share a node, so the walks never race.
+  for (int c = 0; c < col.num_colors; ++c) {
+    const Index b = col.offsets_h[c], e = col.offsets_h[c + 1];
+    if (s == CounterStrategy::Deterministic)
+      deterministic<NPE>(ins, elems, b, e, nodes, cohs);
+    else if (s == CounterStrategy::GlobalAtomic)
+      global_atomic<NPE>(ins, elems, b, e, counter);
+    else
+      team_atomic<NPE>(ins, elems, b, e, counter, local);
+  }
+  if (s != CounterStrategy::Deterministic) {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counter);
+    nodes = h(0);
+    cohs = h(1);
+  }
+}
+
+Index count_flags(const DeviceView<uint8_t *> &flag, const IndexView &facet2coh, const DeviceView<Index *[2]> &f2e) {
+  Index n = 0, bad = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::cohesive::count_fractured", range(0, static_cast<Index>(flag.extent(0))),
+      KOKKOS_LAMBDA(Index f, Index & c, Index & b) {
+        if (!flag(f)) return;
+        ++c;
+        if (f2e(f, 1) < 0 || facet2coh(f) >= 0) ++b;
+      },
+      n, bad);
+  if (bad > 0)
+    throw RunError(std::to_string(bad) + " facets flagged for fracture are on the boundary or already cracked");
+  return n;
+}
+
+void identity(const IndexView &v, Index n) {
+  Kokkos::parallel_for(
+      "fegpu::cohesive::identity", range(0, n), KOKKOS_LAMBDA(Index i) { v(i) = i; });
+}
+
+} // namespace insertion_kernels
+
+CrackedMesh::CrackedMesh(const Mesh &mesh, const Topology &t, const Coloring &c)
+    : type(mesh.type), topology(t), coloring(c), num_nodes_(mesh.num_nodes()), num_cohesive_(0),
+      num_original_nodes_(mesh.num_nodes()) {
+  FEGPU_CHECK(type == ElementType::Tri3 || type == ElementType::Tri6, "cohesive insertion needs T3 or T6");
+  elem2node = ConnView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::elem2node"), mesh.num_elems(),
+                       mesh.nodes_per_elem());
+  Kokkos::deep_copy(elem2node, mesh.elem2node);
+  coords = CoordView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::coords"), num_nodes_);
+  Kokkos::deep_copy(coords, mesh.coords);
+  new2old = IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::new2old"), num_nodes_);
+  insertion_kernels::identity(new2old, num_nodes_);
+  facet2coh = IndexView("fegpu::cohesive::facet2coh", t.num_facets);
+  Kokkos::deep_copy(facet2coh, -1);
+  coh2facet = IndexView("fegpu::cohesive::coh2facet", 0);
+  coh2facet_elem = DeviceView<Index *[2]>("fegpu::cohesive::coh2facet_elem", 0);
+  coh2facet_local = DeviceView<int *[2]>("fegpu::cohesive::coh2facet_local", 0);
+}
+
+void CrackedMesh::reserve(Index nodes, Index cohesive) {
+  // Amortised growth: half as much again as needed, so repeated small insertions reallocate rarely.
+  if (nodes > static_cast<Index>(coords.extent(0))) {
+    const Index cap = nodes + nodes / 2;
+    Kokkos::resize(coords, cap);
+    Kokkos::resize(new2old, cap);
+  }
+  if (cohesive > static_cast<Index>(coh2facet.extent(0))) {
+    const Index cap = cohesive + cohesive / 2;
+    Kokkos::resize(coh2facet, cap);
+    Kokkos::resize(coh2facet_elem, cap);
+    Kokkos::resize(coh2facet_local, cap);
+  }
+}
+
+Index CrackedMesh::fracture(const DeviceView<uint8_t *> &facets, CounterStrategy strategy) {
+  Kokkos::Profiling::ScopedRegion region("fegpu::cohesive::fracture");
+  FEGPU_CHECK(static_cast<Index>(facets.extent(0)) == topology.num_facets, "one flag per facet");
+  const Index flagged = insertion_kernels::count_flags(facets, facet2coh, topology.facet2elem);
+  if (flagged == 0) return 0;
+  const int per_facet = element_info(type).nodes_per_facet; // at most this many new nodes each
+  reserve(num_nodes_ + per_facet * flagged, num_cohesive_ + flagged);
+  const Index before = num_cohesive_;
+  if (type == ElementType::Tri3)
+    insertion_kernels::run<3>(*this, facets, strategy, num_nodes_, num_cohesive_);
+  else
+    insertion_kernels::run<6>(*this, facets, strategy, num_nodes_, num_cohesive_);
+  FEGPU_CHECK(num_cohesive_ - before == flagged, "every flagged facet becomes one cohesive element");
+  return flagged;
+}
+
+Index reference_node_count(const HostMesh &mesh, const std::vector<uint8_t> &cracked, const Topology &t) {
+  const int npe = element_info(mesh.type).nodes, nc = 3;
+  const Index ne = static_cast<Index>(mesh.conn.size() / npe);
+  auto e2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.elem2elem);
+  auto e2f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.elem2facet);
+  // Union-find over (element, local node) incidences.
+  std::vector<Index> parent(static_cast<std::size_t>(ne) * npe);
+  std::iota(parent.begin(), parent.end(), 0);
+  const auto find = [&](Index x) {
+    while (parent[x] != x)
+      x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (Index e = 0; e < ne; ++e)
+    for (int f = 0; f < nc; ++f) {
+      const Index nb = e2e(e, f);
+      if (nb < 0 || cracked[e2f(e, f)]) continue;
+      for (int k = 0; k < element_info(mesh.type).nodes_per_facet; ++k) {
+        const int a = facet_node(mesh.type, f, k);
+        const Index n = mesh.conn[static_cast<std::size_t>(e) * npe + a];
+        for (int b = 0; b < npe; ++b)
+          if (mesh.conn[static_cast<std::size_t>(nb) * npe + b] == n) {
+            const Index x = find(e * npe + a), y = find(nb * npe + b);
+            if (x != y) parent[x] = y;
+          }
+      }
+    }
+  Index roots = 0;
+  for (std::size_t i = 0; i < parent.size(); ++i)
+    roots += find(static_cast<Index>(i)) == static_cast<Index>(i);
+  return roots;
+}
+
+} // namespace fegpu::cohesive

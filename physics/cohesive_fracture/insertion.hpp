@@ -1,0 +1,63 @@
+#pragma once
+/// \file insertion.hpp
+/// Topologically exact insertion of extrinsic cohesive elements into a 2D T3/T6 mesh (the seed's
+/// chapter 6 and appendix A): a fractured facet becomes a cohesive element and its nodes are
+/// duplicated where the crack makes that necessary. Colour by colour, one thread per element that
+/// owns a facet to fracture (the owner is the element of smaller id) walks around each corner node
+/// through the adjacency: if the walk meets the boundary or an existing crack, the node splits and
+/// the walked side takes the new node; if it comes round to the other side of the facet, the node
+/// stays shared. Mid-side nodes always split. New nodes record their parent in `new2old`, through
+/// which every nodal field is transferred afterwards.
+#include "fegpu/mesh/coloring.hpp"
+#include "fegpu/mesh/mesh.hpp"
+#include "fegpu/mesh/topology.hpp"
+
+#include <string>
+
+namespace fegpu::cohesive {
+
+/// How new node and cohesive-element indices are taken.
+enum class CounterStrategy {
+  Deterministic, ///< count, exclusive scan, fill: the same numbering on every run
+  GlobalAtomic,  ///< one global atomic fetch-add per element
+  TeamAtomic,    ///< a team-scratch counter per team, one global atomic per team (seed appendix A)
+};
+CounterStrategy counter_strategy_from_string(const std::string &name);
+std::string to_string(CounterStrategy s);
+
+/// The growing topology: bulk connectivity (renumbered as nodes split), node coordinates and
+/// parents, and the cohesive elements. Capacities grow by amortised reallocation.
+class CrackedMesh {
+public:
+  /// Takes the mesh, its topology and colouring (bulk elements never change, so neither do they).
+  CrackedMesh(const Mesh &mesh, const Topology &topology, const Coloring &coloring);
+
+  /// Fractures the facets flagged in `facets` (facet id -> 1), which must be interior and not yet
+  /// cracked. Returns the number of cohesive elements inserted.
+  Index fracture(const DeviceView<uint8_t *> &facets, CounterStrategy strategy);
+
+  Index num_nodes() const { return num_nodes_; }
+  Index num_cohesive() const { return num_cohesive_; }
+  Index num_original_nodes() const { return num_original_nodes_; }
+
+  const ElementType type;
+  ConnView elem2node;                    // (element, local node): current node ids
+  CoordView coords;                      // (node capacity, xyz)
+  IndexView new2old;                     // (node capacity): the original node each node was split from
+  IndexView facet2coh;                   // (facet): its cohesive element, -1 while intact
+  DeviceView<Index *[2]> coh2facet_elem; // (cohesive capacity, side): element on each side
+  DeviceView<int *[2]> coh2facet_local;  // (cohesive capacity, side): the facet's local index there
+  IndexView coh2facet;                   // (cohesive capacity): facet id
+  Topology topology;
+  Coloring coloring;
+
+private:
+  void reserve(Index nodes, Index cohesive);
+  Index num_nodes_, num_cohesive_, num_original_nodes_;
+};
+
+/// Node count after cracking the given facets, by a serial host union-find over each node's
+/// incident elements joined across intact facets: an independent reference for the tests.
+Index reference_node_count(const HostMesh &mesh, const std::vector<uint8_t> &cracked_facets, const Topology &topology);
+
+} // namespace fegpu::cohesive

@@ -1,0 +1,207 @@
+// Cohesive-element insertion against independent answers: the seed's Table A.2 counts, a serial
+// host union-find for random sets of facets (on T3 and T6, for every counter strategy, in one go
+// and in two rounds), and structural checks: no node is shared across a crack, every intact facet
+// still shares its nodes, every new node sits where its parent does.
+#include "fegpu/core/error.hpp"
+#include "fegpu/mesh/generators.hpp"
+#include "insertion.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <numeric>
+#include <random>
+
+using namespace fegpu;
+using namespace fegpu::cohesive;
+
+namespace {
+
+struct Fixture {
+  HostMesh host;
+  Mesh mesh;
+  Topology topo;
+  Coloring col;
+  explicit Fixture(HostMesh h) : host(std::move(h)), mesh(upload(host)), topo(build_topology(mesh)) {
+    col = color_elements(mesh, topo.node2elem, ColoringAlgorithm::JonesPlassmann);
+  }
+};
+
+/// Flags for a random fraction of the interior facets (or all of them), skipping `exclude`.
+std::vector<uint8_t> pick(const Topology &t, double fraction, unsigned seed, const std::vector<uint8_t> &exclude = {}) {
+  auto f2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.facet2elem);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<uint8_t> flags(t.num_facets, 0);
+  for (Index f = 0; f < t.num_facets; ++f)
+    flags[f] = f2e(f, 1) >= 0 && (exclude.empty() || !exclude[f]) && u(rng) < fraction;
+  return flags;
+}
+
+DeviceView<uint8_t *> to_device(const std::vector<uint8_t> &v) {
+  DeviceView<uint8_t *> d("flags", v.size());
+  Kokkos::deep_copy(
+      d, Kokkos::View<const uint8_t *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(v.data(), v.size()));
+  return d;
+}
+
+/// Structural checks of a cracked mesh against the set of cracked facets.
+void expect_exact(const Fixture &fx, const CrackedMesh &cm, const std::vector<uint8_t> &cracked) {
+  const ElementType type = fx.mesh.type;
+  const int npf = element_info(type).nodes_per_facet;
+  auto conn = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.elem2node);
+  auto parent = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.new2old);
+  auto xyz = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.coords);
+  auto f2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fx.topo.facet2elem);
+  auto f2l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fx.topo.facet2local);
+  auto f2c = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.facet2coh);
+  const int npe = fx.mesh.nodes_per_elem();
+  std::vector<char> used(cm.num_nodes(), 0);
+  for (Index e = 0; e < fx.mesh.num_elems(); ++e)
+    for (int a = 0; a < npe; ++a) {
+      const Index n = conn(e, a);
+      ASSERT_TRUE(n >= 0 && n < cm.num_nodes());
+      used[n] = 1;
+      // The element's node descends from the node it had before any insertion.
+      EXPECT_EQ(parent(n), fx.host.conn[static_cast<std::size_t>(e) * npe + a]);
+    }
+  for (Index n = 0; n < cm.num_nodes(); ++n) {
+    EXPECT_TRUE(used[n]) << "node " << n << " belongs to no element";
+    for (int d = 0; d < 3; ++d)
+      EXPECT_EQ(xyz(n, d), xyz(parent(n), d));
+  }
+  Index cohesive = 0;
+  for (Index f = 0; f < fx.topo.num_facets; ++f) {
+    if (f2e(f, 1) < 0) continue;
+    const Index e0 = f2e(f, 0), e1 = f2e(f, 1);
+    const int l0 = f2l(f, 0), l1 = f2l(f, 1);
+    // The facet's nodes seen from each side, matched corner to corner (reversed orientation).
+    for (int k = 0; k < npf; ++k) {
+      const int kk = k == 0 ? 1 : k == 1 ? 0 : k;
+      const Index a = conn(e0, facet_node(type, l0, k)), b = conn(e1, facet_node(type, l1, kk));
+      EXPECT_EQ(parent(a), parent(b));
+      // Mid-side nodes always split; a corner may stay shared at a crack tip (checked below).
+      if (cracked[f] && k >= 2) EXPECT_NE(a, b) << "mid-side node shared across the crack at facet " << f;
+      if (!cracked[f]) EXPECT_EQ(a, b) << "intact facet " << f << " no longer shares its nodes";
+    }
+    EXPECT_EQ(f2c(f) >= 0, bool(cracked[f]));
+    cohesive += cracked[f];
+  }
+  EXPECT_EQ(cm.num_cohesive(), cohesive);
+  EXPECT_EQ(cm.num_nodes(), reference_node_count(fx.host, cracked, fx.topo));
+
+  // No node shared across a crack: the (element, local node) incidences joined through intact
+  // facets form fans; fans and node ids must correspond one to one.
+  auto e2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fx.topo.elem2elem);
+  auto e2f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fx.topo.elem2facet);
+  const Index ne = fx.mesh.num_elems();
+  std::vector<Index> fan(static_cast<std::size_t>(ne) * npe);
+  std::iota(fan.begin(), fan.end(), 0);
+  const auto root = [&](Index x) {
+    while (fan[x] != x)
+      x = fan[x] = fan[fan[x]];
+    return x;
+  };
+  for (Index e = 0; e < ne; ++e)
+    for (int f = 0; f < 3; ++f) {
+      const Index nb = e2e(e, f);
+      if (nb < 0 || cracked[e2f(e, f)]) continue;
+      for (int a = 0; a < npe; ++a)
+        for (int b = 0; b < npe; ++b)
+          if (fx.host.conn[e * npe + a] == fx.host.conn[nb * npe + b] &&
+              (a == facet_node(type, f, 0) || a == facet_node(type, f, 1) || (npf == 3 && a == facet_node(type, f, 2))))
+            fan[root(e * npe + a)] = root(nb * npe + b);
+    }
+  std::map<Index, Index> fan2node, node2fan;
+  for (Index e = 0; e < ne; ++e)
+    for (int a = 0; a < npe; ++a) {
+      const Index r = root(e * npe + a), n = conn(e, a);
+      const auto [it, fresh] = fan2node.emplace(r, n);
+      EXPECT_EQ(it->second, n) << "one fan carries two node ids";
+      const auto [jt, fresh2] = node2fan.emplace(n, r);
+      EXPECT_EQ(jt->second, r) << "node " << n << " is shared by elements on two sides of a crack";
+    }
+}
+
+} // namespace
+
+TEST(Insertion, SeedTableA2EveryFacetOfTheT6Annulus) {
+  const Fixture fx(generate_annulus(ElementType::Tri6, 600, 200, 0.5, 1.0));
+  CrackedMesh cm(fx.mesh, fx.topo, fx.col);
+  const std::vector<uint8_t> all = pick(fx.topo, 2.0, 1);
+  cm.fracture(to_device(all), CounterStrategy::Deterministic);
+  EXPECT_EQ(cm.num_nodes(), 1440000);
+  EXPECT_EQ(cm.num_cohesive(), 359400);
+  EXPECT_EQ(reference_node_count(fx.host, all, fx.topo), 1440000);
+}
+
+TEST(Insertion, SeedTableA2RefinedMeshEveryStrategy) {
+  const Fixture fx(generate_annulus(ElementType::Tri6, 1200, 400, 0.5, 1.0));
+  const auto all = to_device(pick(fx.topo, 2.0, 1));
+  for (auto s : {CounterStrategy::Deterministic, CounterStrategy::GlobalAtomic, CounterStrategy::TeamAtomic}) {
+    CrackedMesh cm(fx.mesh, fx.topo, fx.col);
+    cm.fracture(all, s);
+    EXPECT_EQ(cm.num_nodes(), 5760000) << to_string(s);
+    EXPECT_EQ(cm.num_cohesive(), 1438800) << to_string(s);
+  }
+}
+
+class RandomFacets : public ::testing::TestWithParam<std::tuple<ElementType, CounterStrategy>> {};
+
+TEST_P(RandomFacets, MatchTheSerialReferenceInOneAndTwoRounds) {
+  const auto [type, strategy] = GetParam();
+  for (const HostMesh &h : {generate_disc(type, 32, 6, 1.0), generate_annulus(type, 24, 5, 0.5, 1.0, 1.1, 270.0)}) {
+    const Fixture fx(h);
+    for (double fraction : {0.05, 0.3, 0.8}) {
+      const auto first = pick(fx.topo, fraction, 7);
+      CrackedMesh cm(fx.mesh, fx.topo, fx.col);
+      cm.fracture(to_device(first), strategy);
+      expect_exact(fx, cm, first);
+      // A second round whose cracks meet the first ones.
+      const auto second = pick(fx.topo, fraction, 11, first);
+      cm.fracture(to_device(second), strategy);
+      std::vector<uint8_t> both(first.size());
+      for (std::size_t i = 0; i < both.size(); ++i)
+        both[i] = first[i] | second[i];
+      expect_exact(fx, cm, both);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllStrategies, RandomFacets,
+                         ::testing::Combine(::testing::Values(ElementType::Tri3, ElementType::Tri6),
+                                            ::testing::Values(CounterStrategy::Deterministic,
+                                                              CounterStrategy::GlobalAtomic,
+                                                              CounterStrategy::TeamAtomic)));
+
+TEST(Insertion, DeterministicModeIsBitwiseRepeatable) {
+  const Fixture fx(generate_disc(ElementType::Tri6, 64, 12, 1.0));
+  const auto flags = to_device(pick(fx.topo, 0.4, 3));
+  CrackedMesh a(fx.mesh, fx.topo, fx.col), b(fx.mesh, fx.topo, fx.col);
+  a.fracture(flags, CounterStrategy::Deterministic);
+  b.fracture(flags, CounterStrategy::Deterministic);
+  auto ca = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.elem2node);
+  auto cb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.elem2node);
+  for (std::size_t i = 0; i < ca.size(); ++i)
+    ASSERT_EQ(ca.data()[i], cb.data()[i]);
+  auto pa = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.coh2facet);
+  auto pb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.coh2facet);
+  for (Index i = 0; i < a.num_cohesive(); ++i)
+    ASSERT_EQ(pa(i), pb(i));
+}
+
+TEST(Insertion, RejectsBoundaryAndAlreadyCrackedFacets) {
+  const Fixture fx(generate_rectangle(ElementType::Tri3, 4, 2, 1.0, 1.0));
+  CrackedMesh cm(fx.mesh, fx.topo, fx.col);
+  auto f2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fx.topo.facet2elem);
+  std::vector<uint8_t> flags(fx.topo.num_facets, 0);
+  for (Index f = 0; f < fx.topo.num_facets; ++f)
+    if (f2e(f, 1) < 0) {
+      flags[f] = 1;
+      break;
+    }
+  EXPECT_THROW(cm.fracture(to_device(flags), CounterStrategy::Deterministic), RunError);
+  const auto some = pick(fx.topo, 0.5, 5);
+  cm.fracture(to_device(some), CounterStrategy::Deterministic);
+  EXPECT_THROW(cm.fracture(to_device(some), CounterStrategy::Deterministic), RunError);
+}
