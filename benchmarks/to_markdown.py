@@ -4,6 +4,7 @@ import argparse
 import datetime
 import json
 import re
+import sys
 
 HEADER = """# Benchmark results
 
@@ -16,11 +17,14 @@ H100, ~4.3 TB/s on an H200).
 
 
 def rows(files):
-    out = []
+    out, ctx = [], {}
     for f in files:
-        with open(f) as fh:
-            data = json.load(fh)
-        ctx = data.get("context", {})
+        try:
+            with open(f) as fh:
+                data = json.load(fh)
+        except (OSError, json.JSONDecodeError) as e:
+            print(f"to_markdown: skipping {f}: {e}", file=sys.stderr)
+            continue
         for b in data["benchmarks"]:
             if b.get("run_type") == "aggregate":
                 continue
@@ -29,6 +33,7 @@ def rows(files):
             ips = b.get("items_per_second", 0.0)
             gbs = b.get("bytes_per_second", 0.0) / 1e9
             out.append((name, int(b.get("elements", 0)), ms, ips, gbs, b.get("colors"), b.get("balance")))
+        ctx = data.get("context", ctx)
     return out, ctx
 
 
