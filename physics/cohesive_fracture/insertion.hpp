@@ -36,6 +36,10 @@ public:
   /// cracked. Returns the number of cohesive elements inserted.
   Index fracture(const DeviceView<uint8_t *> &facets, CounterStrategy strategy);
 
+  /// Makes room for this many nodes and cohesive elements (fracture() grows the arrays itself,
+  /// by half as much again as it needs; this is for callers that know the final size).
+  void reserve(Index nodes, Index cohesive);
+
   Index num_nodes() const { return num_nodes_; }
   Index num_cohesive() const { return num_cohesive_; }
   Index num_original_nodes() const { return num_original_nodes_; }
@@ -52,7 +56,6 @@ public:
   Coloring coloring;
 
 private:
-  void reserve(Index nodes, Index cohesive);
   Index num_nodes_, num_cohesive_, num_original_nodes_;
 };
 
