@@ -4,8 +4,6 @@
 
 #include "fegpu/core/error.hpp"
 
-#include <numeric>
-
 namespace fegpu::cohesive {
 
 CounterStrategy counter_strategy_from_string(const std::string &name) {
@@ -305,39 +303,6 @@ Index CrackedMesh::fracture(const DeviceView<uint8_t *> &facets, CounterStrategy
     insertion_kernels::run<6>(*this, facets, strategy, num_nodes_, num_cohesive_);
   FEGPU_CHECK(num_cohesive_ - before == flagged, "every flagged facet becomes one cohesive element");
   return flagged;
-}
-
-Index reference_node_count(const HostMesh &mesh, const std::vector<uint8_t> &cracked, const Topology &t) {
-  const int npe = element_info(mesh.type).nodes, nc = 3;
-  const Index ne = static_cast<Index>(mesh.conn.size() / npe);
-  auto e2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.elem2elem);
-  auto e2f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.elem2facet);
-  // Union-find over (element, local node) incidences.
-  std::vector<Index> parent(static_cast<std::size_t>(ne) * npe);
-  std::iota(parent.begin(), parent.end(), 0);
-  const auto find = [&](Index x) {
-    while (parent[x] != x)
-      x = parent[x] = parent[parent[x]];
-    return x;
-  };
-  for (Index e = 0; e < ne; ++e)
-    for (int f = 0; f < nc; ++f) {
-      const Index nb = e2e(e, f);
-      if (nb < 0 || cracked[e2f(e, f)]) continue;
-      for (int k = 0; k < element_info(mesh.type).nodes_per_facet; ++k) {
-        const int a = facet_node(mesh.type, f, k);
-        const Index n = mesh.conn[static_cast<std::size_t>(e) * npe + a];
-        for (int b = 0; b < npe; ++b)
-          if (mesh.conn[static_cast<std::size_t>(nb) * npe + b] == n) {
-            const Index x = find(e * npe + a), y = find(nb * npe + b);
-            if (x != y) parent[x] = y;
-          }
-      }
-    }
-  Index roots = 0;
-  for (std::size_t i = 0; i < parent.size(); ++i)
-    roots += find(static_cast<Index>(i)) == static_cast<Index>(i);
-  return roots;
 }
 
 } // namespace fegpu::cohesive

@@ -59,8 +59,4 @@ private:
   Index num_nodes_, num_cohesive_, num_original_nodes_;
 };
 
-/// Node count after cracking the given facets, by a serial host union-find over each node's
-/// incident elements joined across intact facets: an independent reference for the tests.
-Index reference_node_count(const HostMesh &mesh, const std::vector<uint8_t> &cracked_facets, const Topology &topology);
-
 } // namespace fegpu::cohesive
