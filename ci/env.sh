@@ -8,10 +8,13 @@ in_env() {
     for d in proc sys dev dev/pts; do
       mountpoint -q "$FEGPU_ROOT/$d" || mount --bind "/$d" "$FEGPU_ROOT/$d"
     done
-    # The repository and /tmp appear at the same paths inside the root.
-    mkdir -p "$FEGPU_ROOT$REPO"
-    mountpoint -q "$FEGPU_ROOT$REPO" || mount --bind "$REPO" "$FEGPU_ROOT$REPO"
+    # /tmp and the repository appear at the same paths inside the root. A repository under /tmp
+    # is already visible through the /tmp bind; binding it again would pin the host directory.
     mountpoint -q "$FEGPU_ROOT/tmp" || mount --bind /tmp "$FEGPU_ROOT/tmp"
+    if [ ! -e "$FEGPU_ROOT$REPO/ci/env.sh" ]; then
+      mkdir -p "$FEGPU_ROOT$REPO"
+      mount --bind "$REPO" "$FEGPU_ROOT$REPO"
+    fi
     local outside_pwd=$PWD
     case "$outside_pwd" in "$REPO"*) ;; *) outside_pwd=$REPO ;; esac
     chroot "$FEGPU_ROOT" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root TERM="${TERM:-dumb}" \
