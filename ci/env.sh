@@ -11,15 +11,21 @@ in_env() {
     # /tmp and the repository appear at the same paths inside the root. A repository under /tmp
     # is already visible through the /tmp bind; binding it again would pin the host directory.
     mountpoint -q "$FEGPU_ROOT/tmp" || mount --bind /tmp "$FEGPU_ROOT/tmp"
+    local bound=0
     if [ ! -e "$FEGPU_ROOT$REPO/ci/env.sh" ]; then
       mkdir -p "$FEGPU_ROOT$REPO"
       mount --bind "$REPO" "$FEGPU_ROOT$REPO"
+      bound=1
     fi
     local outside_pwd=$PWD
     case "$outside_pwd" in "$REPO"*) ;; *) outside_pwd=$REPO ;; esac
+    local status=0
     chroot "$FEGPU_ROOT" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root TERM="${TERM:-dumb}" \
       OMP_PROC_BIND="${OMP_PROC_BIND:-false}" CTEST_OUTPUT_ON_FAILURE=1 \
-      /bin/bash -c 'cd "$0" && exec "$@"' "$outside_pwd" "$@"
+      /bin/bash -c 'cd "$0" && exec "$@"' "$outside_pwd" "$@" || status=$?
+    # Undo our bind unless another command is still using it.
+    [ "$bound" = 1 ] && { umount "$FEGPU_ROOT$REPO" 2>/dev/null && rmdir "$FEGPU_ROOT$REPO" 2>/dev/null; }
+    return $status
   else
     "$@"
   fi
