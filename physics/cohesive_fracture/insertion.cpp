@@ -72,7 +72,7 @@ template <int NPE> struct Insert {
   }
 
   KOKKOS_INLINE_FUNCTION void new_node(Index id, Index from) const {
-    new2old(id) = new2old(from);
+    new2old(id) = from; // the immediate source: the sides of earlier cracks carry different states
     for (int d = 0; d < 3; ++d)
       coords(id, d) = coords(from, d);
   }
@@ -249,6 +249,19 @@ Index count_flags(const DeviceView<uint8_t *> &flag, const IndexView &facet2coh,
   return n;
 }
 
+void extend(const DofView &field, const IndexView &new2old, Index old_count, Index new_count) {
+  const int nc = static_cast<int>(field.extent(1));
+  Kokkos::parallel_for(
+      "fegpu::cohesive::extend_nodal_field", range(old_count, new_count), KOKKOS_LAMBDA(Index k) {
+        // A node split twice in one insertion descends from another new node: climb to an old one.
+        Index p = new2old(k);
+        while (p >= old_count)
+          p = new2old(p);
+        for (int c = 0; c < nc; ++c)
+          field(k, c) = field(p, c);
+      });
+}
+
 void identity(const IndexView &v, Index n) {
   Kokkos::parallel_for(
       "fegpu::cohesive::identity", range(0, n), KOKKOS_LAMBDA(Index i) { v(i) = i; });
@@ -287,6 +300,12 @@ void CrackedMesh::reserve(Index nodes, Index cohesive) {
     Kokkos::resize(coh2facet_elem, cap);
     Kokkos::resize(coh2facet_local, cap);
   }
+}
+
+void CrackedMesh::extend_nodal_field(const DofView &field, Index old_count) const {
+  FEGPU_CHECK(static_cast<Index>(field.extent(0)) >= num_nodes_,
+              "extend_nodal_field: the field needs num_nodes() rows");
+  insertion_kernels::extend(field, new2old, old_count, num_nodes_);
 }
 
 Index CrackedMesh::fracture(const DeviceView<uint8_t *> &facets, CounterStrategy strategy) {

@@ -6,8 +6,8 @@
 /// owns a facet to fracture (the owner is the element of smaller id) walks around each corner node
 /// through the adjacency: if the walk meets the boundary or an existing crack, the node splits and
 /// the walked side takes the new node; if it comes round to the other side of the facet, the node
-/// stays shared. Mid-side nodes always split. New nodes record their parent in `new2old`, through
-/// which every nodal field is transferred afterwards.
+/// stays shared. Mid-side nodes always split. New nodes record the node they were split from in
+/// `new2old`, through which every nodal field is carried over (extend_nodal_field).
 #include "fegpu/mesh/coloring.hpp"
 #include "fegpu/mesh/mesh.hpp"
 #include "fegpu/mesh/topology.hpp"
@@ -39,6 +39,10 @@ public:
   /// Makes room for this many nodes and cohesive elements (fracture() grows the arrays itself,
   /// by half as much again as it needs; this is for callers that know the final size).
   void reserve(Index nodes, Index cohesive);
+
+  /// Gives the nodes created since `field` had `old_count` valid rows the values of the nodes they
+  /// were split from, so that no element sees a change. `field` needs num_nodes() rows.
+  void extend_nodal_field(const DofView &field, Index old_count) const;
 
   Index num_nodes() const { return num_nodes_; }
   Index num_cohesive() const { return num_cohesive_; }
