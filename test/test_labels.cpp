@@ -49,7 +49,8 @@ TEST(Labels, EveryKernelAndAllocationIsNamed) {
     for (int i = 0; i < 3; ++i)
       driver.step();
     std::vector<std::vector<double>> nodal, element;
-    model.fill_output(driver.displacement(), driver.velocity(), driver.acceleration(), nodal, element);
+    std::vector<double> global;
+    model.fill_output(driver.displacement(), driver.velocity(), driver.acceleration(), nodal, element, global);
   }
   set_begin_parallel_for_callback(nullptr);
   set_begin_parallel_reduce_callback(nullptr);

@@ -86,6 +86,36 @@ Material make_material(const MaterialSpec &s) {
 // generic lambda, and none in a private member.
 namespace kernels {
 
+/// The members of a grown node set: every node whose origin is in the original set.
+IndexView grow_node_set(const IndexView &original, const IndexView &origin, Index original_nodes) {
+  DeviceView<uint8_t *> member("fegpu::elastic::node_set_member", original_nodes);
+  Kokkos::parallel_for(
+      "fegpu::elastic::mark_node_set", range(0, static_cast<Index>(original.extent(0))),
+      KOKKOS_LAMBDA(Index i) { member(original(i)) = 1; });
+  const Index n = static_cast<Index>(origin.extent(0));
+  Index count = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::elastic::count_node_set", range(0, n), KOKKOS_LAMBDA(Index i, Index & c) { c += member(origin(i)); },
+      count);
+  IndexView out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::node_set"), count);
+  Kokkos::parallel_scan(
+      "fegpu::elastic::fill_node_set", range(0, n), KOKKOS_LAMBDA(Index i, Index & k, bool final) {
+        if (!member(origin(i))) return;
+        if (final) out(k) = i;
+        ++k;
+      });
+  return out;
+}
+
+GlobalIdView grow_ids(const GlobalIdView &old, Index n, GlobalId first_new) {
+  const Index old_n = static_cast<Index>(old.extent(0));
+  GlobalIdView ids(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::node_gid"), n);
+  Kokkos::parallel_for(
+      "fegpu::elastic::grow_node_ids", range(0, n),
+      KOKKOS_LAMBDA(Index i) { ids(i) = i < old_n ? old(i) : first_new + (i - old_n); });
+  return ids;
+}
+
 template <int N> double min_jacobian(const Mesh &mesh) {
   double min_det = 0;
   const auto g = gather<N>(mesh);
@@ -175,6 +205,17 @@ ElasticModel::ElasticModel(const HostMesh &mesh, Config config) : host_mesh_(mes
       mesh_.type == ElementType::Tri3 ? kernels::min_jacobian<3>(mesh_) : kernels::min_jacobian<6>(mesh_);
   if (!(min_det > 0)) throw InputError("the mesh has an inverted or degenerate element (det J <= 0)");
 
+  original_nodes_ = mesh_.num_nodes();
+  for (const auto &ns : mesh_.node_sets)
+    original_node_sets_.push_back(ns.nodes);
+  for (GlobalId g : mesh.node_gid)
+    max_node_gid_ = std::max(max_node_gid_, g);
+  if (mesh.node_gid.empty()) max_node_gid_ = original_nodes_;
+  compute_mass();
+}
+
+void ElasticModel::compute_mass() {
+  const Index ne = mesh_.num_elems();
   mass_ = DofView("fegpu::elastic::mass", mesh_.num_nodes(), 2);
   if (mesh_.type == ElementType::Tri3)
     scatter_elements("fegpu::elastic::lumped_mass", config_.scatter, coloring_, ne, mass_,
@@ -182,6 +223,18 @@ ElasticModel::ElasticModel(const HostMesh &mesh, Config config) : host_mesh_(mes
   else
     scatter_elements("fegpu::elastic::lumped_mass", config_.scatter, coloring_, ne, mass_,
                      LumpedMass<6>{gather<6>(mesh_), materials_, elem_material_});
+}
+
+void ElasticModel::set_topology(const ConnView &elem2node, const CoordView &coords, const IndexView &origin) {
+  FEGPU_CHECK(elem2node.extent(0) == mesh_.elem2node.extent(0) && coords.extent(0) == origin.extent(0),
+              "set_topology: one connectivity row per element and one origin per node");
+  const Index old_n = mesh_.num_nodes(), n = static_cast<Index>(coords.extent(0));
+  mesh_.elem2node = elem2node;
+  mesh_.coords = coords;
+  mesh_.node_gid = kernels::grow_ids(mesh_.node_gid, n, max_node_gid_ + 1 + (old_n - original_nodes_));
+  for (std::size_t k = 0; k < mesh_.node_sets.size(); ++k)
+    mesh_.node_sets[k].nodes = kernels::grow_node_set(original_node_sets_[k], origin, original_nodes_);
+  compute_mass();
 }
 
 double ElasticModel::critical_time_step() const {

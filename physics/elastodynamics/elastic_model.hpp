@@ -49,10 +49,17 @@ public:
   std::vector<LoadPattern> loads() const override;
   void initial_state(const DofView &u, const DofView &v) const override;
   void add_internal_force(const DofView &u, const DofView &f) override;
-  HostMesh output_mesh() const override { return host_mesh_; }
+  HostMesh output_mesh() const override { return mesh_.num_nodes() == original_nodes_ ? host_mesh_ : download(mesh_); }
   ExodusVariables output_variables() const override;
   void fill_output(const DofView &u, const DofView &v, const DofView &a, std::vector<std::vector<double>> &nodal,
-                   std::vector<std::vector<double>> &element) override;
+                   std::vector<std::vector<double>> &element, std::vector<double> &global) override;
+
+  /// Continues on a mesh whose nodes were split (cohesive fracture): new connectivity and
+  /// coordinates (one row per node), and origin(n), the node of the original mesh that n came
+  /// from. Node sets grow to hold every node split from a member, new nodes take global ids after
+  /// the largest, and the lumped mass is recomputed. The colouring stays valid: splitting nodes
+  /// only removes sharing.
+  void set_topology(const ConnView &elem2node, const CoordView &coords, const IndexView &origin);
 
   /// Area-averaged element stress (xx, yy, xy) and strain energy at displacement u.
   void element_stress(const DofView &u, const DeviceView<Real *[3]> &stress, const RealView &energy) const;
@@ -71,6 +78,10 @@ private:
   std::vector<Material> materials_h_;
   std::vector<Index> elem_material_h_;
   DofView mass_;
+  std::vector<IndexView> original_node_sets_;
+  Index original_nodes_ = 0;
+  GlobalId max_node_gid_ = 0;
+  void compute_mass();
 };
 
 } // namespace fegpu::elastic

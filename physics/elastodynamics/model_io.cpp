@@ -49,16 +49,20 @@ std::vector<LoadPattern> ElasticModel::loads() const {
       const auto it =
           std::find_if(h.side_sets.begin(), h.side_sets.end(), [&](const auto &s) { return s.name == bc.set; });
       FEGPU_CHECK(it != h.side_sets.end(), "side set " + bc.set);
+      // The facets' current nodes and coordinates (nodes may have split since the mesh was read).
+      const int npf = info.nodes_per_facet;
+      std::vector<Index> fnodes;
+      std::vector<double> fxy;
+      facet_geometry(mesh_, it->a, it->b, fnodes, fxy);
       // Consistent nodal forces: int N_k t ds along each edge, three-point Gauss-Legendre.
       const double gp[3] = {-std::sqrt(0.6), 0.0, std::sqrt(0.6)}, gw[3] = {5.0 / 9, 8.0 / 9, 5.0 / 9};
       for (std::size_t i = 0; i < it->a.size(); ++i) {
-        const int npf = info.nodes_per_facet;
         Index nodes[3];
         double px[3], py[3];
         for (int k = 0; k < npf; ++k) {
-          nodes[k] = h.conn[static_cast<std::size_t>(it->a[i]) * info.nodes + facet_node(h.type, it->b[i], k)];
-          px[k] = h.xyz[3 * nodes[k]];
-          py[k] = h.xyz[3 * nodes[k] + 1];
+          nodes[k] = fnodes[i * npf + k];
+          px[k] = fxy[2 * (i * npf + k)];
+          py[k] = fxy[2 * (i * npf + k) + 1];
         }
         const double thickness = materials_h_[elem_material_h_[it->a[i]]].thickness;
         for (int q = 0; q < 3; ++q) {
@@ -107,6 +111,7 @@ std::vector<LoadPattern> ElasticModel::loads() const {
 
 void ElasticModel::initial_state(const DofView &u, const DofView &v) const {
   const Index nn = mesh_.num_nodes();
+  const auto xyz = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh_.coords);
   const auto fill = [&](const std::string(&expr)[2], const DofView &target) {
     auto h = Kokkos::create_mirror_view(target);
     for (int c = 0; c < 2; ++c) {
@@ -117,7 +122,7 @@ void ElasticModel::initial_state(const DofView &u, const DofView &v) const {
       }
       const Expression f(expr[c], {"x", "y"});
       for (Index i = 0; i < nn; ++i)
-        h(i, c) = f({host_mesh_.xyz[3 * i], host_mesh_.xyz[3 * i + 1]});
+        h(i, c) = f({xyz(i, 0), xyz(i, 1)});
     }
     Kokkos::deep_copy(target, h);
   };
@@ -132,7 +137,8 @@ ExodusVariables ElasticModel::output_variables() const {
 }
 
 void ElasticModel::fill_output(const DofView &u, const DofView &v, const DofView &a,
-                               std::vector<std::vector<double>> &nodal, std::vector<std::vector<double>> &element) {
+                               std::vector<std::vector<double>> &nodal, std::vector<std::vector<double>> &element,
+                               std::vector<double> & /*global*/) {
   const Index nn = mesh_.num_nodes(), ne = mesh_.num_elems();
   DeviceView<Real *[3]> stress(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::stress"), ne);
   RealView energy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::energy"), ne);

@@ -93,14 +93,7 @@ ExplicitDriver::ExplicitDriver(ExplicitModel &model, const TimeConfig &time, Pha
   constraints_ = model.constraints();
   loads_ = model.loads();
 
-  // Constrained dofs carry a negative mass: the corrector needs no separate flag array.
-  mass_ = dofs("fegpu::driver::mass", n, c);
-  Kokkos::deep_copy(mass_, model.lumped_mass());
-  const RealView m = flat(mass_);
-  if (!(driver_kernels::min_value(m) > 0)) throw RunError("a node has no mass (is every node attached to an element?)");
-  for (const auto &con : constraints_)
-    driver_kernels::mark_constrained(m, con.dofs);
-
+  setup_mass();
   dt_critical_ = model.critical_time_step();
   if (!(dt_critical_ > 0) || !std::isfinite(dt_critical_)) throw RunError("no stable time step could be estimated");
   dt_ = config_.dt > 0 ? config_.dt : config_.safety_factor * dt_critical_;
@@ -120,12 +113,46 @@ ExplicitDriver::ExplicitDriver(ExplicitModel &model, const TimeConfig &time, Pha
   }
   external_force(0.0, fext_);
   model_.add_internal_force(u_, fint_); // fint_ was allocated zero
-  const double ke0 = driver_kernels::initial_acceleration(flat(a_), v, m, flat(fext_), flat(fint_));
+  const double ke0 = driver_kernels::initial_acceleration(flat(a_), v, flat(mass_), flat(fext_), flat(fint_));
   auto e_h = Kokkos::create_mirror_view(energy_);
   e_h(0) = ke0;
   e_h(1) = e_h(2) = 0;
   e_h(3) = ke0;
   Kokkos::deep_copy(energy_, e_h);
+}
+
+void ExplicitDriver::setup_mass() {
+  // Constrained dofs carry a negative mass: the corrector needs no separate flag array.
+  mass_ = dofs("fegpu::driver::mass", model_.num_nodes(), model_.num_components());
+  Kokkos::deep_copy(mass_, model_.lumped_mass());
+  const RealView m = flat(mass_);
+  if (!(driver_kernels::min_value(m) > 0)) throw RunError("a node has no mass (is every node attached to an element?)");
+  for (const auto &con : constraints_)
+    driver_kernels::mark_constrained(m, con.dofs);
+}
+
+void ExplicitDriver::adapt_topology() {
+  Kokkos::Profiling::ScopedRegion r("fegpu::driver::adapt_topology");
+  const Index old_n = static_cast<Index>(u_.extent(0)), n = model_.num_nodes();
+  const int c = model_.num_components();
+  // u and v carry over (new nodes copy their parents: no element sees a change); the mass,
+  // constraints, loads, forces and accelerations are recomputed on the new topology.
+  for (DofView *f : {&u_, &v_}) {
+    DofView g(Kokkos::view_alloc(Kokkos::WithoutInitializing, f->label()), n, c);
+    Kokkos::deep_copy(Kokkos::subview(g, Kokkos::make_pair(Index(0), old_n), Kokkos::ALL), *f);
+    model_.extend_nodal_field(g, old_n);
+    *f = g;
+  }
+  a_ = dofs("fegpu::driver::a", n, c);
+  fint_ = dofs("fegpu::driver::f_int", n, c);
+  fext_ = dofs("fegpu::driver::f_ext", n, c);
+  constraints_ = model_.constraints();
+  loads_ = model_.loads();
+  setup_mass();
+  external_force(time_, fext_);
+  model_.add_internal_force(u_, fint_);
+  driver_kernels::initial_acceleration(flat(a_), flat(v_), flat(mass_), flat(fext_), flat(fint_));
+  new_topology_ = true;
 }
 
 void ExplicitDriver::external_force(double t, const DofView &f) {
@@ -202,6 +229,7 @@ void ExplicitDriver::step() {
   }
   time_ += dt_;
   ++steps_;
+  if (model_.update_topology(u_, v_, time_, steps_)) adapt_topology();
 }
 
 Energies ExplicitDriver::energies() const {
@@ -216,14 +244,20 @@ Energies ExplicitDriver::energies() const {
 
 void ExplicitDriver::write_output(ExodusWriter &writer) {
   std::vector<std::vector<double>> nodal, element;
-  model_.fill_output(u_, v_, a_, nodal, element);
+  std::vector<double> global;
+  model_.fill_output(u_, v_, a_, nodal, element, global);
+  // A changed topology continues in the next file of the series.
+  if (new_topology_ && writer.steps_in_file() > 0) writer.start_next_file(model_.output_mesh());
+  new_topology_ = false;
   std::vector<const double *> np, ep;
   for (const auto &x : nodal)
     np.push_back(x.data());
   for (const auto &x : element)
     ep.push_back(x.data());
   const Energies e = energies();
-  writer.write_step(time_, np, ep, {dt_, e.kinetic, e.internal, e.external, e.balance_error()});
+  std::vector<double> g = {dt_, e.kinetic, e.internal, e.external, e.balance_error()};
+  g.insert(g.end(), global.begin(), global.end());
+  writer.write_step(time_, np, ep, g);
 }
 
 ExplicitSummary ExplicitDriver::run(const OutputConfig *output, const RunOptions &opts) {
@@ -237,7 +271,9 @@ ExplicitSummary ExplicitDriver::run(const OutputConfig *output, const RunOptions
     every_time = output->every_time > 0 ? output->every_time : (every_steps > 0 ? 0 : config_.end_time / 20);
     auto phase = timer_.scope("output");
     ExodusVariables vars = model_.output_variables();
-    vars.global = {"time_step", "kinetic_energy", "internal_energy", "external_work", "energy_error"};
+    std::vector<std::string> global = {"time_step", "kinetic_energy", "internal_work", "external_work", "energy_error"};
+    global.insert(global.end(), vars.global.begin(), vars.global.end());
+    vars.global = global;
     writer = std::make_unique<ExodusWriter>(opts.output_path(output->file), model_.output_mesh(), vars);
     write_output(*writer);
   }

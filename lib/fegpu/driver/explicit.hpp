@@ -78,11 +78,22 @@ public:
   virtual void initial_state(const DofView &u, const DofView &v) const = 0;
   /// f += internal force at displacement u (the driver clears f beforehand).
   virtual void add_internal_force(const DofView &u, const DofView &f) = 0;
-  /// Output mesh and variables, and filling them for one output step.
+  /// Topology changes (cohesive fracture): called after every step with the new state; returns
+  /// true when the number of nodes changed. The driver then carries u and v over to the new
+  /// nodes with extend_nodal_field, re-reads the mass, constraints and loads, and recomputes the
+  /// forces and accelerations.
+  virtual bool update_topology(const DofView & /*u*/, const DofView & /*v*/, double /*time*/, long /*step*/) {
+    return false;
+  }
+  /// Gives rows [old_count, num_nodes()) of a nodal field the values of the nodes they split from.
+  virtual void extend_nodal_field(const DofView & /*field*/, Index /*old_count*/) const {}
+  /// Output mesh and variables (the model's global variables follow the driver's), and filling
+  /// them for one output step.
   virtual HostMesh output_mesh() const = 0;
   virtual ExodusVariables output_variables() const = 0;
   virtual void fill_output(const DofView &u, const DofView &v, const DofView &a,
-                           std::vector<std::vector<double>> &nodal, std::vector<std::vector<double>> &element) = 0;
+                           std::vector<std::vector<double>> &nodal, std::vector<std::vector<double>> &element,
+                           std::vector<double> &global) = 0;
 };
 
 struct ExplicitSummary {
@@ -112,6 +123,8 @@ public:
   const DofView &acceleration() const { return a_; }
 
 private:
+  void adapt_topology();
+  void setup_mass();
   void apply_constraints(double t_new);
   void external_force(double t, const DofView &f);
   void write_output(ExodusWriter &writer);
@@ -126,6 +139,7 @@ private:
   Kokkos::View<EnergyIncrement, MemSpace> predictor_increment_, corrector_increment_;
   double time_ = 0, dt_ = 0, dt_critical_ = 0;
   long steps_ = 0;
+  bool new_topology_ = false; ///< since the last output
 };
 
 } // namespace fegpu

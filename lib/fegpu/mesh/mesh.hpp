@@ -71,6 +71,11 @@ Mesh upload(const HostMesh &h);
 /// Copies a mesh back to host arrays (for output and tests).
 HostMesh download(const Mesh &m);
 
+/// The current nodes (nodes_per_facet each, in facet order) and their (x, y) of the given element
+/// facets, gathered on the device: for boundary loads on a mesh whose nodes may have split.
+void facet_geometry(const Mesh &m, const std::vector<Index> &elems, const std::vector<Index> &facets,
+                    std::vector<Index> &nodes, std::vector<double> &xy);
+
 /// Adds a node set holding the nodes of every facet of a side set (sorted, unique).
 void add_node_set_from_side_set(HostMesh &h, const std::string &side_set, const std::string &node_set_name);
 
