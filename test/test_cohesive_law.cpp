@@ -25,6 +25,10 @@ PPRParams params(double phi_n, double phi_t, double alpha, double beta) {
   return p;
 }
 
+/// The penalty used in these tests: an initial shear branch ending at 0.002 delta_t.
+double stiffness(const PPRParams &p) { return p.tau_max / (0.002 * p.delta_t); }
+constexpr double kOnset = 0.002;
+
 /// phi_n < phi_t, phi_n > phi_t, phi_n = phi_t, and shapes from brittle to quasi-brittle.
 std::vector<PPRParams> cases() {
   return {params(100, 200, 5, 2), params(200, 100, 2, 3), params(150, 150, 3, 3), params(352.3, 352.3, 2, 2),
@@ -35,11 +39,11 @@ std::vector<PPRParams> cases() {
 double path_work(const PPRParams &p, double dn_end, double dt_end, int n) {
   PPRState s;
   double w = 0, tn0, tt0;
-  ppr_traction(p, s, 0, 0, tn0, tt0);
+  ppr_traction(p, s, 0, 0, stiffness(p), tn0, tt0);
   for (int k = 1; k <= n; ++k) {
     const double f = double(k) / n;
     double tn, tt;
-    ppr_traction(p, s, f * dn_end, f * dt_end, tn, tt);
+    ppr_traction(p, s, f * dn_end, f * dt_end, stiffness(p), tn, tt);
     w += 0.5 * (tn + tn0) * dn_end / n + 0.5 * (tt + tt0) * dt_end / n;
     tn0 = tn;
     tt0 = tt;
@@ -57,7 +61,7 @@ TEST(PPR, DerivedWidthsAndStrengths) {
     EXPECT_NEAR(ppr_potential(p, 0, p.delta_t), p.phi_t, 1e-9 * p.phi_t);
     PPRState s;
     double tn, tt;
-    ppr_traction(p, s, 0, 0, tn, tt);
+    ppr_traction(p, s, 0, 0, stiffness(p), tn, tt);
     EXPECT_NEAR(tn, p.sigma_max, 1e-9 * p.sigma_max) << "extrinsic: full strength at zero opening";
   }
 }
@@ -70,11 +74,11 @@ TEST(PPR, TractionsAreDerivativesOfThePotential) {
     for (int k = 0; k < 400; ++k) {
       const double dn = u(rng) * p.delta_n, dt = (u(rng) > 0.5 ? 1 : -1) * u(rng) * p.delta_t;
       // Inside the region where neither traction is cut off by a conjugate width.
-      if (dn >= 0.98 * p.dbar_n || std::abs(dt) >= 0.98 * p.dbar_t || std::abs(dt) < 2 * p.shear_onset * p.delta_t)
+      if (dn >= 0.98 * p.dbar_n || std::abs(dt) >= 0.98 * p.dbar_t || std::abs(dt) < 2 * kOnset * p.delta_t)
         continue;
       PPRState s; // a fresh point: on the envelope
       double tn, tt;
-      ppr_traction(p, s, dn, dt, tn, tt);
+      ppr_traction(p, s, dn, dt, stiffness(p), tn, tt);
       const double hn = 1e-6 * p.delta_n, ht = 1e-6 * p.delta_t;
       const double dpsi_n = (ppr_potential(p, dn + hn, dt) - ppr_potential(p, dn - hn, dt)) / (2 * hn);
       const double dpsi_t = (ppr_potential(p, dn, dt + ht) - ppr_potential(p, dn, dt - ht)) / (2 * ht);
@@ -92,9 +96,9 @@ TEST(PPR, WorkOfSeparationIsTheFractureEnergy) {
     const double wt = path_work(p, 0, 1.05 * p.delta_t, 200000);
     EXPECT_NEAR(wn / p.phi_n, 1.0, 0.005) << "mode I";
     EXPECT_NEAR(wt / p.phi_t, 1.0, 0.005) << "mode II";
-    // The shear onset costs about beta * onset / 2 of phi_t; pure mode I is exact.
+    // The initial shear branch costs about beta * onset / 2 of phi_t; pure mode I is exact.
     EXPECT_NEAR(wn / p.phi_n, 1.0, 1e-6);
-    EXPECT_NEAR(wt / p.phi_t, 1.0 - 0.5 * p.beta * p.shear_onset, 0.25 * p.beta * p.shear_onset);
+    EXPECT_NEAR(wt / p.phi_t, 1.0 - 0.5 * p.beta * kOnset, 0.25 * p.beta * kOnset);
     // Negative shear is symmetric.
     EXPECT_NEAR(path_work(p, 0, -1.05 * p.delta_t, 200000), wt, 1e-9 * p.phi_t);
   }
@@ -104,40 +108,40 @@ TEST(PPR, UnloadingAndReloadingFollowTheSecant) {
   for (const auto &p : cases()) {
     PPRState s;
     double tn, tt, peak;
-    ppr_traction(p, s, 0.3 * p.delta_n, 0, peak, tt);
+    ppr_traction(p, s, 0.3 * p.delta_n, 0, stiffness(p), peak, tt);
     EXPECT_EQ(s.max_n, 0.3 * p.delta_n);
     for (double f : {0.2, 0.1, 0.0, 0.15, 0.3}) { // unload to zero and reload on the same line
-      ppr_traction(p, s, f * p.delta_n, 0, tn, tt);
+      ppr_traction(p, s, f * p.delta_n, 0, stiffness(p), tn, tt);
       EXPECT_NEAR(tn, peak * f / 0.3, 1e-9 * p.sigma_max) << f;
     }
     EXPECT_EQ(s.max_n, 0.3 * p.delta_n) << "the history only grows";
-    ppr_traction(p, s, 0.4 * p.delta_n, 0, tn, tt); // past the old maximum: back on the envelope
+    ppr_traction(p, s, 0.4 * p.delta_n, 0, stiffness(p), tn, tt); // past the old maximum: back on the envelope
     PPRState fresh;
     double tn_env;
-    ppr_traction(p, fresh, 0.4 * p.delta_n, 0, tn_env, tt);
+    ppr_traction(p, fresh, 0.4 * p.delta_n, 0, stiffness(p), tn_env, tt);
     EXPECT_DOUBLE_EQ(tn, tn_env);
     // Shear: the secant in |dt|, odd in dt.
     PPRState st;
     double tt_peak;
-    ppr_traction(p, st, 0, 0.5 * p.delta_t, tn, tt_peak);
-    ppr_traction(p, st, 0, -0.25 * p.delta_t, tn, tt);
+    ppr_traction(p, st, 0, 0.5 * p.delta_t, stiffness(p), tn, tt_peak);
+    ppr_traction(p, st, 0, -0.25 * p.delta_t, stiffness(p), tn, tt);
     EXPECT_NEAR(tt, -0.5 * tt_peak, 1e-9 * p.tau_max);
     // A load-unload cycle dissipates the area between the envelope and the secant.
     PPRState c;
     double w = 0, t0 = 0;
-    ppr_traction(p, c, 0, 0, t0, tt);
+    ppr_traction(p, c, 0, 0, stiffness(p), t0, tt);
     const int n = 100000;
     for (int k = 1; k <= 2 * n; ++k) {
       const double d = (k <= n ? double(k) / n : double(2 * n - k) / n) * 0.5 * p.delta_n;
       const double dd = (k <= n ? 1.0 : -1.0) * 0.5 * p.delta_n / n;
       double t1;
-      ppr_traction(p, c, d, 0, t1, tt);
+      ppr_traction(p, c, d, 0, stiffness(p), t1, tt);
       w += 0.5 * (t0 + t1) * dd;
       t0 = t1;
     }
     PPRState e;
     double t_half;
-    ppr_traction(p, e, 0.5 * p.delta_n, 0, t_half, tt);
+    ppr_traction(p, e, 0.5 * p.delta_n, 0, stiffness(p), t_half, tt);
     const double expected = ppr_potential(p, 0.5 * p.delta_n, 0) - 0.5 * t_half * 0.5 * p.delta_n;
     EXPECT_NEAR(w, expected, 1e-4 * p.phi_n);
   }
@@ -147,23 +151,23 @@ TEST(PPR, ContactFailureAndDamage) {
   const PPRParams p = params(100, 200, 3, 2);
   PPRState s;
   double tn, tt;
-  ppr_traction(p, s, -1e-3 * p.delta_n, 0, tn, tt);
-  EXPECT_DOUBLE_EQ(tn, -1e-3 * p.delta_n * p.contact_stiffness);
+  ppr_traction(p, s, -1e-3 * p.delta_n, 0, stiffness(p), tn, tt);
+  EXPECT_DOUBLE_EQ(tn, -1e-3 * p.delta_n * stiffness(p));
   EXPECT_EQ(s.max_n, 0.0);
   EXPECT_FALSE(ppr_failed(p, s));
-  ppr_traction(p, s, 0.5 * p.delta_n, 0, tn, tt);
+  ppr_traction(p, s, 0.5 * p.delta_n, 0, stiffness(p), tn, tt);
   EXPECT_NEAR(ppr_damage(p, s), 0.5, 1e-12);
-  ppr_traction(p, s, p.delta_n, 0, tn, tt);
+  ppr_traction(p, s, p.delta_n, 0, stiffness(p), tn, tt);
   EXPECT_EQ(tn, 0.0);
   EXPECT_TRUE(ppr_failed(p, s));
   EXPECT_EQ(ppr_damage(p, s), 1.0);
-  ppr_traction(p, s, 0.5 * p.delta_n, 0, tn, tt); // a failed point stays traction-free in tension
+  ppr_traction(p, s, 0.5 * p.delta_n, 0, stiffness(p), tn, tt); // a failed point stays traction-free in tension
   EXPECT_EQ(tn, 0.0);
-  ppr_traction(p, s, -1e-3 * p.delta_n, 0, tn, tt); // but still resists interpenetration
+  ppr_traction(p, s, -1e-3 * p.delta_n, 0, stiffness(p), tn, tt); // but still resists interpenetration
   EXPECT_LT(tn, 0.0);
   // phi_n < phi_t: pure shear beyond the conjugate width dbar_t leaves no normal traction.
   PPRState q;
-  ppr_traction(p, q, 0.1 * p.delta_n, 1.01 * p.dbar_t, tn, tt);
+  ppr_traction(p, q, 0.1 * p.delta_n, 1.01 * p.dbar_t, stiffness(p), tn, tt);
   EXPECT_EQ(tn, 0.0);
   EXPECT_LT(p.dbar_t, p.delta_t);
 }

@@ -28,8 +28,8 @@ struct PPRParams {
   double gamma_n = 0, gamma_t = 0; ///< energy constants
   double cross_n = 0, cross_t = 0; ///< <phi_n - phi_t>, <phi_t - phi_n>
 
-  /// Derives the widths and constants; a zero contact stiffness becomes 100 sigma_max / delta_n.
-  void finalize() {
+  /// Derives the widths and constants.
+  KOKKOS_INLINE_FUNCTION void finalize() {
     delta_n = alpha * phi_n / sigma_max;
     delta_t = beta * phi_t / tau_max;
     cross_n = phi_n > phi_t ? phi_n - phi_t : 0.0;
@@ -38,7 +38,6 @@ struct PPRParams {
     gamma_t = phi_n >= phi_t ? 1.0 : -phi_t;
     dbar_n = phi_n > phi_t ? delta_n * (1 - Kokkos::pow(1 - phi_t / phi_n, 1 / alpha)) : delta_n;
     dbar_t = phi_t > phi_n ? delta_t * (1 - Kokkos::pow(1 - phi_n / phi_t, 1 / beta)) : delta_t;
-    if (!(contact_stiffness > 0)) contact_stiffness = 100 * sigma_max / delta_n;
   }
 };
 
@@ -65,24 +64,27 @@ KOKKOS_INLINE_FUNCTION double envelope_t(const PPRParams &p, double dn, double d
 
 /// Tractions (normal, tangential) at openings (dn, dt), updating the history. Loading follows the
 /// envelope; below the largest opening reached, each traction returns along the secant to the
-/// origin; a negative normal opening meets the contact penalty (and shear sees dn = 0).
-KOKKOS_INLINE_FUNCTION void ppr_traction(const PPRParams &p, PPRState &s, double dn, double dt, double &tn,
-                                         double &tt) {
+/// origin. `stiffness` (traction per opening) is the penalty against a negative normal opening
+/// (shear then sees dn = 0) and the slope of the initial shear branch: the extrinsic envelope
+/// starts at tau_max for either sign of dt, which would make T_t flip by 2 tau_max as dt crosses
+/// zero in a mode-I opening, so the shear secant never starts below dt0 = tau_max / stiffness
+/// (at most delta_t / 2). That branch costs about tau_max dt0 / 2 of phi_t. Both are unbounded
+/// in explicit dynamics only if stiffer than the bulk: callers scale them with the element.
+KOKKOS_INLINE_FUNCTION void ppr_traction(const PPRParams &p, PPRState &s, double dn, double dt, double stiffness,
+                                         double &tn, double &tt) {
   const double dt_abs = Kokkos::abs(dt), dn_pos = dn > 0 ? dn : 0.0;
   if (dn_pos > s.max_n) s.max_n = dn_pos;
   if (dt_abs > s.max_t) s.max_t = dt_abs;
   // Normal: envelope at the largest opening, scaled along the secant when below it.
   if (dn < 0)
-    tn = p.contact_stiffness * dn;
+    tn = stiffness * dn;
   else if (dn >= s.max_n)
     tn = ppr_detail::envelope_n(p, dn, dt_abs);
   else
     tn = ppr_detail::envelope_n(p, s.max_n, dt_abs) * dn / s.max_n;
-  // Tangential likewise in |dt|, with the sign of dt. The extrinsic envelope starts at tau_max
-  // for either sign, which would make T_t flip by 2 tau_max as dt crosses zero in a mode-I
-  // opening; so the secant reference is never below shear_onset delta_t, which costs
-  // about beta shear_onset / 2 of phi_t (0.2% for the default 0.002 and beta = 2).
-  const double ref = s.max_t > p.shear_onset * p.delta_t ? s.max_t : p.shear_onset * p.delta_t;
+  // Tangential likewise in |dt|, with the sign of dt.
+  const double dt0 = Kokkos::fmin(p.tau_max / stiffness, 0.5 * p.delta_t);
+  const double ref = s.max_t > dt0 ? s.max_t : dt0;
   double t_abs;
   if (dt_abs >= ref)
     t_abs = ppr_detail::envelope_t(p, dn_pos, dt_abs);

@@ -4,6 +4,7 @@
 /// lumped mass, for the explicit driver. The cohesive-fracture module builds on it.
 #include "fegpu/assembly/scatter.hpp"
 #include "fegpu/driver/explicit.hpp"
+#include "fegpu/input/input.hpp"
 #include "fegpu/mesh/coloring.hpp"
 #include "fegpu/mesh/mesh.hpp"
 #include "triangle.hpp"
@@ -37,6 +38,10 @@ struct Config {
   ColoringAlgorithm coloring = ColoringAlgorithm::JonesPlassmann;
 };
 
+/// Reads materials, boundary_conditions, initial_conditions and solver from the input (shared by
+/// the modules built on this one); checks set and block names against the mesh.
+Config parse_config(const InputNode &root, const HostMesh &mesh);
+
 class ElasticModel : public ExplicitModel {
 public:
   ElasticModel(const HostMesh &mesh, Config config);
@@ -67,6 +72,8 @@ public:
   const Mesh &mesh() const { return mesh_; }
   const Coloring &coloring() const { return coloring_; }
   const Config &config() const { return config_; }
+  const DeviceView<Material *> &materials() const { return materials_; }
+  const IndexView &element_material() const { return elem_material_; } // (element): index into materials()
 
 private:
   HostMesh host_mesh_;

@@ -61,6 +61,8 @@ std::string parse_expression(const InputNode &n) {
   return text;
 }
 
+} // namespace
+
 Config parse_config(const InputNode &root, const HostMesh &mesh) {
   Config c;
   const InputNode mats = root.child("materials");
@@ -135,6 +137,8 @@ Config parse_config(const InputNode &root, const HostMesh &mesh) {
   }
   return c;
 }
+
+namespace {
 
 class ElastodynamicsSimulation : public Simulation {
 public:

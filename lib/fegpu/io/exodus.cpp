@@ -4,6 +4,7 @@
 
 #include <exodusII.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -89,6 +90,11 @@ void ExodusWriter::open(const HostMesh &mesh) {
   num_elems_ = mesh.conn.size() / info.nodes;
   blocks_ = mesh.blocks;
   if (blocks_.empty()) blocks_.push_back({"block_1", 1, 0, static_cast<Index>(num_elems_)});
+  const std::size_t main_blocks = blocks_.size(), main_elems = num_elems_;
+  for (const auto &b : mesh.extra_blocks) {
+    blocks_.push_back({b.name, b.id, static_cast<Index>(num_elems_), static_cast<Index>(num_elems_ + b.size())});
+    num_elems_ += b.size();
+  }
   exo(ex_put_init(exoid_, title_.c_str(), mesh.dim, num_nodes_, num_elems_, blocks_.size(), mesh.node_sets.size(),
                   mesh.side_sets.size()),
       "ex_put_init", p);
@@ -109,19 +115,28 @@ void ExodusWriter::open(const HostMesh &mesh) {
     ids[i] = mesh.node_gid.empty() ? int(i + 1) : int(mesh.node_gid[i]);
   exo(ex_put_id_map(exoid_, EX_NODE_MAP, ids.data()), "ex_put_id_map(nodes)", p);
   ids.resize(num_elems_);
-  for (std::size_t i = 0; i < num_elems_; ++i)
-    ids[i] = mesh.elem_gid.empty() ? int(i + 1) : int(mesh.elem_gid[i]);
+  int max_id = 0;
+  for (std::size_t i = 0; i < main_elems; ++i)
+    max_id = std::max(max_id, ids[i] = mesh.elem_gid.empty() ? int(i + 1) : int(mesh.elem_gid[i]));
+  for (std::size_t i = main_elems; i < num_elems_; ++i) // extra blocks: ids after the main elements'
+    ids[i] = ++max_id;
   exo(ex_put_id_map(exoid_, EX_ELEM_MAP, ids.data()), "ex_put_id_map(elements)", p);
 
   std::vector<std::string> names;
-  for (const auto &b : blocks_) {
+  for (std::size_t k = 0; k < blocks_.size(); ++k) {
+    const ElementBlock &b = blocks_[k];
     const Index n = b.end - b.begin;
-    exo(ex_put_block(exoid_, EX_ELEM_BLOCK, b.id, exodus_name(mesh.type).c_str(), n, info.nodes, 0, 0, 0),
+    const bool extra = k >= main_blocks;
+    const auto *eb = extra ? &mesh.extra_blocks[k - main_blocks] : nullptr;
+    const int npe = extra ? eb->nodes_per_elem : info.nodes;
+    const Index *src = extra ? eb->conn.data() : mesh.conn.data() + static_cast<std::size_t>(b.begin) * npe;
+    exo(ex_put_block(exoid_, EX_ELEM_BLOCK, b.id, extra ? eb->exodus_type.c_str() : exodus_name(mesh.type).c_str(), n,
+                     npe, 0, 0, 0),
         "ex_put_block", p);
-    std::vector<int> conn(static_cast<std::size_t>(n) * info.nodes);
+    std::vector<int> conn(static_cast<std::size_t>(n) * npe);
     for (std::size_t i = 0; i < conn.size(); ++i)
-      conn[i] = mesh.conn[static_cast<std::size_t>(b.begin) * info.nodes + i] + 1;
-    exo(ex_put_conn(exoid_, EX_ELEM_BLOCK, b.id, conn.data(), nullptr, nullptr), "ex_put_conn", p);
+      conn[i] = src[i] + 1;
+    if (n > 0) exo(ex_put_conn(exoid_, EX_ELEM_BLOCK, b.id, conn.data(), nullptr, nullptr), "ex_put_conn", p);
     names.push_back(b.name);
   }
   put_names(exoid_, EX_ELEM_BLOCK, names, p);
@@ -176,8 +191,9 @@ void ExodusWriter::write_step(double time, const std::vector<const double *> &no
     exo(ex_put_var(exoid_, step_, EX_NODAL, int(v + 1), 1, num_nodes_, nodal[v]), "ex_put_var(nodal)", p);
   for (std::size_t v = 0; v < element.size(); ++v)
     for (const auto &b : blocks_)
-      exo(ex_put_var(exoid_, step_, EX_ELEM_BLOCK, int(v + 1), b.id, b.end - b.begin, element[v] + b.begin),
-          "ex_put_var(element)", p);
+      if (b.end > b.begin)
+        exo(ex_put_var(exoid_, step_, EX_ELEM_BLOCK, int(v + 1), b.id, b.end - b.begin, element[v] + b.begin),
+            "ex_put_var(element)", p);
   if (!global.empty())
     exo(ex_put_var(exoid_, step_, EX_GLOBAL, 1, 0, global.size(), global.data()), "ex_put_var(global)", p);
   exo(ex_update(exoid_), "ex_update", p);

@@ -39,7 +39,7 @@ private:
   void close();
   std::string base_, current_, title_;
   ExodusVariables vars_;
-  std::vector<ElementBlock> blocks_;
+  std::vector<ElementBlock> blocks_; ///< all blocks, the extra ones as ranges after the main elements
   int exoid_ = -1, step_ = 0, file_index_ = 1;
   std::size_t num_nodes_ = 0, num_elems_ = 0;
 };

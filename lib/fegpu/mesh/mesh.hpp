@@ -64,6 +64,17 @@ struct HostMesh {
     std::vector<Index> a, b; ///< node sets: nodes in a; side sets: elements in a, local facets in b
   };
   std::vector<Set> node_sets, side_sets;
+  /// Blocks of another element type written after the main ones (for output only: cohesive
+  /// elements). Element variables run over the main elements, then these blocks in order.
+  struct ExtraBlock {
+    std::string name;
+    int id;
+    std::string exodus_type; ///< e.g. QUAD4
+    int nodes_per_elem;
+    std::vector<Index> conn;
+    std::size_t size() const { return conn.size() / nodes_per_elem; }
+  };
+  std::vector<ExtraBlock> extra_blocks;
 };
 
 /// Copies host arrays to the device (allocations labelled fegpu::mesh::*).

@@ -1,0 +1,725 @@
+/// \file fracture_model.cpp
+/// FractureModel set-up and kernels: crackable facets and notches, the stress check, cohesive
+/// tractions and their scatter, growth after insertion, energies and fragments.
+#include "fracture_model.hpp"
+
+#include "fegpu/core/error.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace fegpu::cohesive {
+
+namespace {
+
+/// Gauss-Legendre on [-1, 1]: 2 points on a T3 facet, 3 on a T6 facet (exact for the products of
+/// the facet's shape functions).
+template <int NPF> KOKKOS_INLINE_FUNCTION void facet_rule(int q, double &s, double &w) {
+  if constexpr (NPF == 2) {
+    s = q == 0 ? -0.57735026918962576 : 0.57735026918962576;
+    w = 1.0;
+  } else {
+    s = q == 0 ? -0.7745966692414834 : q == 1 ? 0.0 : 0.7745966692414834;
+    w = q == 1 ? 8.0 / 9.0 : 5.0 / 9.0;
+  }
+}
+
+/// Facet shape functions and derivatives: corner 0 at s = -1, corner 1 at s = 1, mid-side at 0.
+template <int NPF> KOKKOS_INLINE_FUNCTION void facet_shape(double s, double N[NPF], double dN[NPF]) {
+  if constexpr (NPF == 2) {
+    N[0] = 0.5 * (1 - s), N[1] = 0.5 * (1 + s), dN[0] = -0.5, dN[1] = 0.5;
+  } else {
+    N[0] = 0.5 * s * (s - 1), N[1] = 0.5 * s * (s + 1), N[2] = 1 - s * s;
+    dN[0] = s - 0.5, dN[1] = s + 0.5, dN[2] = -2 * s;
+  }
+}
+
+/// Face 1 runs the facet the other way: its node k sits where face 0's node matched(k) does.
+KOKKOS_INLINE_FUNCTION int matched(int k) { return k < 2 ? 1 - k : 2; }
+
+constexpr ElementType tri(int npe) { return npe == 3 ? ElementType::Tri3 : ElementType::Tri6; }
+
+} // namespace
+
+/// The cohesive law of each cohesive element: the base law with its facet's strength factor
+/// (the fracture energies stay, so the widths grow as the strengths fall).
+struct LawField {
+  PPRParams base;
+  RealView strength;
+  IndexView coh2facet;
+  KOKKOS_INLINE_FUNCTION PPRParams operator()(Index c) const {
+    PPRParams p = base;
+    const double f = strength(coh2facet(c));
+    if (f != 1.0) {
+      p.sigma_max *= f;
+      p.tau_max *= f;
+      p.finalize();
+    }
+    return p;
+  }
+};
+
+namespace {
+
+/// Pass 1: one thread per cohesive element. Openings at the Gauss points on the current mean
+/// facet (normal outward from face 0's element), PPR tractions, work by the trapezoidal rule, and
+/// the internal force on each face's nodes, stored in that face's own facet order.
+template <int NPE> struct CohesiveTractions {
+  static constexpr int NPF = NPE == 3 ? 2 : 3;
+  ConnView conn;
+  CoordView xyz;
+  DofView u;
+  DeviceView<Index *[2]> elem;
+  DeviceView<int *[2]> local;
+  DeviceView<CohesivePoint **> pts;
+  DeviceView<Real *[2][3][2]> force;
+  DeviceView<elastic::Material *> mats;
+  IndexView elem_mat;
+  LawField laws;
+  double penalty_factor;
+
+  KOKKOS_INLINE_FUNCTION void operator()(Index c) const {
+    constexpr ElementType type = tri(NPE);
+    const Index e0 = elem(c, 0), e1 = elem(c, 1);
+    const int f0 = local(c, 0), f1 = local(c, 1);
+    double X[NPF], Y[NPF], jx[NPF], jy[NPF], mx[NPF], my[NPF];
+    for (int k = 0; k < NPF; ++k) {
+      const Index a = conn(e0, facet_node(type, f0, k)), b = conn(e1, facet_node(type, f1, matched(k)));
+      X[k] = xyz(a, 0);
+      Y[k] = xyz(a, 1);
+      jx[k] = u(b, 0) - u(a, 0);
+      jy[k] = u(b, 1) - u(a, 1);
+      mx[k] = X[k] + 0.5 * (u(a, 0) + u(b, 0));
+      my[k] = Y[k] + 0.5 * (u(a, 1) + u(b, 1));
+    }
+    const elastic::Material mat = mats(elem_mat(e0));
+    const PPRParams law = laws(c);
+    double length = 0;
+    for (int q = 0; q < NPF; ++q) {
+      double s, w, N[NPF], dN[NPF], TX = 0, TY = 0;
+      facet_rule<NPF>(q, s, w);
+      facet_shape<NPF>(s, N, dN);
+      for (int k = 0; k < NPF; ++k) {
+        TX += dN[k] * X[k];
+        TY += dN[k] * Y[k];
+      }
+      length += w * Kokkos::sqrt(TX * TX + TY * TY);
+    }
+    // Contact penalty and initial shear slope: as stiff as the bulk across one facet length, which
+    // keeps the explicit step stable.
+    const double stiffness = penalty_factor * mat.p_modulus() / length;
+    double F[NPF][2] = {};
+    for (int q = 0; q < NPF; ++q) {
+      double s, w, N[NPF], dN[NPF];
+      facet_rule<NPF>(q, s, w);
+      facet_shape<NPF>(s, N, dN);
+      double TX = 0, TY = 0, tx = 0, ty = 0, Jx = 0, Jy = 0;
+      for (int k = 0; k < NPF; ++k) {
+        TX += dN[k] * X[k];
+        TY += dN[k] * Y[k];
+        tx += dN[k] * mx[k];
+        ty += dN[k] * my[k];
+        Jx += N[k] * jx[k];
+        Jy += N[k] * jy[k];
+      }
+      const double tl = Kokkos::sqrt(tx * tx + ty * ty);
+      tx /= tl;
+      ty /= tl;
+      const double nx = ty, ny = -tx; // face 0's element is counter-clockwise: outward normal
+      const double dn = Jx * nx + Jy * ny, dt = Jx * tx + Jy * ty;
+      CohesivePoint p = pts(c, q);
+      double tn, tt;
+      ppr_traction(law, p.history, dn, dt, stiffness, tn, tt);
+      const double Tx = tn * nx + tt * tx, Ty = tn * ny + tt * ty;
+      const double weight = w * Kokkos::sqrt(TX * TX + TY * TY) * mat.thickness; // reference length
+      p.work += 0.5 * ((p.traction[0] + Tx) * (Jx - p.jump[0]) + (p.traction[1] + Ty) * (Jy - p.jump[1])) * weight;
+      p.jump[0] = Jx;
+      p.jump[1] = Jy;
+      p.traction[0] = Tx;
+      p.traction[1] = Ty;
+      p.weight = weight;
+      p.dn = dn;
+      p.dt = dt;
+      pts(c, q) = p;
+      for (int k = 0; k < NPF; ++k) {
+        F[k][0] += N[k] * Tx * weight;
+        F[k][1] += N[k] * Ty * weight;
+      }
+    }
+    // The traction pulls face 0 towards face 1 and face 1 back: internal forces -F and +F.
+    for (int k = 0; k < NPF; ++k)
+      for (int d = 0; d < 2; ++d) {
+        force(c, 0, k, d) = -F[k][d];
+        force(c, 1, matched(k), d) = F[k][d];
+      }
+  }
+};
+
+/// Pass 2: one thread per bulk element touching a cohesive element (the compacted list, grouped
+/// by colour); each adds its faces' forces to its own nodes.
+template <int NPE> struct CohesiveScatter {
+  static constexpr int NPF = NPE == 3 ? 2 : 3;
+  IndexView list;
+  ConnView conn;
+  DeviceView<Index **> e2f;
+  IndexView facet2coh;
+  DeviceView<Index *[2]> elem;
+  DeviceView<Real *[2][3][2]> force;
+  template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index i, const Add &add) const {
+    const Index e = list(i);
+    for (int f = 0; f < 3; ++f) {
+      const Index c = facet2coh(e2f(e, f));
+      if (c < 0) continue;
+      const int side = elem(c, 0) == e ? 0 : 1;
+      for (int k = 0; k < NPF; ++k) {
+        const Index n = conn(e, facet_node(tri(NPE), f, k));
+        add(n, 0, force(c, side, k, 0));
+        add(n, 1, force(c, side, k, 1));
+      }
+    }
+  }
+};
+
+/// Element stresses averaged to the nodes, weighted by area: (sxx, syy, sxy) * A and A.
+template <int NPE> struct NodalStress {
+  ConnView conn;
+  CoordView xyz;
+  DofView u;
+  DeviceView<elastic::Material *> mats;
+  IndexView elem_mat;
+  template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
+    double x[NPE], y[NPE], ux[NPE], uy[NPE], fx[NPE], fy[NPE], s[3], min_det;
+    for (int a = 0; a < NPE; ++a) {
+      const Index n = conn(e, a);
+      x[a] = xyz(n, 0);
+      y[a] = xyz(n, 1);
+      ux[a] = u(n, 0);
+      uy[a] = u(n, 1);
+    }
+    elastic::internal_force<NPE>(mats(elem_mat(e)), x, y, ux, uy, fx, fy, s);
+    const double A = elastic::area<NPE>(x, y, min_det);
+    for (int a = 0; a < NPE; ++a) {
+      const Index n = conn(e, a);
+      for (int k = 0; k < 3; ++k)
+        add(n, k, A * s[k]);
+      add(n, 3, A);
+    }
+  }
+};
+
+} // namespace
+
+namespace fracture_kernels {
+
+/// Facets that may crack: interior, both elements in a crackable block, midpoint in the region.
+void crackable(const Mesh &mesh, const Topology &t, const std::vector<uint8_t> &elem_ok,
+               const std::array<double, 4> &box, const DeviceView<uint8_t *> &out) {
+  DeviceView<uint8_t *> ok("fegpu::cohesive::crackable_elements", elem_ok.size());
+  Kokkos::deep_copy(ok, Kokkos::View<const uint8_t *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                            elem_ok.data(), elem_ok.size()));
+  const auto f2e = t.facet2elem;
+  const auto f2l = t.facet2local;
+  const auto conn = mesh.elem2node;
+  const auto xyz = mesh.coords;
+  const ElementType type = mesh.type;
+  Kokkos::parallel_for(
+      "fegpu::cohesive::crackable_facets", range(0, t.num_facets), KOKKOS_LAMBDA(Index f) {
+        const Index e0 = f2e(f, 0), e1 = f2e(f, 1);
+        const int l = f2l(f, 0);
+        const Index a = conn(e0, facet_node(type, l, 0)), b = conn(e0, facet_node(type, l, 1));
+        const double mx = 0.5 * (xyz(a, 0) + xyz(b, 0)), my = 0.5 * (xyz(a, 1) + xyz(b, 1));
+        out(f) = e1 >= 0 && ok(e0) && ok(e1) && mx >= box[0] && mx <= box[1] && my >= box[2] && my <= box[3];
+      });
+}
+
+/// Flags the interior facets whose two corners lie on the segment (x0, y0)-(x1, y1).
+void notch_facets(const Mesh &mesh, const Topology &t, const std::array<double, 4> &seg,
+                  const DeviceView<uint8_t *> &out) {
+  const auto f2e = t.facet2elem;
+  const auto f2l = t.facet2local;
+  const auto conn = mesh.elem2node;
+  const auto xyz = mesh.coords;
+  const ElementType type = mesh.type;
+  Kokkos::parallel_for(
+      "fegpu::cohesive::notch_facets", range(0, t.num_facets), KOKKOS_LAMBDA(Index f) {
+        if (f2e(f, 1) < 0) return;
+        const int l = f2l(f, 0);
+        const Index n[2] = {conn(f2e(f, 0), facet_node(type, l, 0)), conn(f2e(f, 0), facet_node(type, l, 1))};
+        const double dx = seg[2] - seg[0], dy = seg[3] - seg[1], len2 = dx * dx + dy * dy;
+        const double hx = xyz(n[1], 0) - xyz(n[0], 0), hy = xyz(n[1], 1) - xyz(n[0], 1);
+        const double tol = 1e-6 * Kokkos::sqrt(hx * hx + hy * hy);
+        bool on = true;
+        for (int k = 0; k < 2; ++k) {
+          const double px = xyz(n[k], 0) - seg[0], py = xyz(n[k], 1) - seg[1];
+          double r = (px * dx + py * dy) / len2;
+          r = r < 0 ? 0 : r > 1 ? 1 : r;
+          const double ex = px - r * dx, ey = py - r * dy;
+          on = on && Kokkos::sqrt(ex * ex + ey * ey) <= tol;
+        }
+        if (on) out(f) = 1;
+      });
+}
+
+/// The stress check: facets whose averaged traction reaches the PPR strengths,
+/// (<T_n> / sigma_max)^2 + (T_t / tau_max)^2 >= 1. Returns the number flagged.
+template <int NPE>
+Index stress_check(const ConnView &conn, const CoordView &xyz, const Topology &t, const IndexView &facet2coh,
+                   const DeviceView<uint8_t *> &crackable, const RealView &strength, const DofView &ns,
+                   const PPRParams &law, const DeviceView<uint8_t *> &flags) {
+  constexpr int NPF = NPE == 3 ? 2 : 3;
+  const auto f2e = t.facet2elem;
+  const auto f2l = t.facet2local;
+  Index count = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::cohesive::stress_check", range(0, t.num_facets),
+      KOKKOS_LAMBDA(Index f, Index & cnt) {
+        flags(f) = 0;
+        if (!crackable(f) || facet2coh(f) >= 0) return;
+        const Index e = f2e(f, 0);
+        const int l = f2l(f, 0);
+        double s[3] = {0, 0, 0};
+        for (int k = 0; k < NPF; ++k) {
+          const Index n = conn(e, facet_node(tri(NPE), l, k));
+          for (int j = 0; j < 3; ++j)
+            s[j] += ns(n, j) / (ns(n, 3) * NPF);
+        }
+        const Index a = conn(e, facet_node(tri(NPE), l, 0)), b = conn(e, facet_node(tri(NPE), l, 1));
+        double tx = xyz(b, 0) - xyz(a, 0), ty = xyz(b, 1) - xyz(a, 1);
+        const double len = Kokkos::sqrt(tx * tx + ty * ty);
+        tx /= len;
+        ty /= len;
+        const double nx = ty, ny = -tx;
+        const double trx = s[0] * nx + s[2] * ny, try_ = s[2] * nx + s[1] * ny;
+        const double tn = trx * nx + try_ * ny, tt = trx * tx + try_ * ty;
+        const double f_s = strength(f);
+        const double rn = tn > 0 ? tn / (f_s * law.sigma_max) : 0.0, rt = tt / (f_s * law.tau_max);
+        if (rn * rn + rt * rt >= 1.0) {
+          flags(f) = 1;
+          ++cnt;
+        }
+      },
+      count);
+  return count;
+}
+
+/// Strength factors per facet, mean one, from a hash of (seed, facet).
+void strength_factors(const StrengthScatter &sc, const RealView &out) {
+  const double gamma = sc.kind == StrengthScatter::Weibull ? std::tgamma(1 + 1 / sc.modulus) : 1.0;
+  const int kind = sc.kind;
+  const double spread = sc.spread, m = sc.modulus;
+  const uint64_t seed = sc.seed;
+  Kokkos::parallel_for(
+      "fegpu::cohesive::strength", range(0, static_cast<Index>(out.extent(0))), KOKKOS_LAMBDA(Index f) {
+        if (kind == StrengthScatter::None) {
+          out(f) = 1.0;
+          return;
+        }
+        uint64_t z = seed * 0x9E3779B97F4A7C15ull + uint64_t(f) + 1; // splitmix64
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        const double u = (double(z >> 11) + 0.5) * 0x1.0p-53; // in (0, 1)
+        out(f) = kind == StrengthScatter::Uniform ? 1 + spread * (2 * u - 1) : Kokkos::pow(-Kokkos::log(u), 1 / m) / gamma;
+      });
+}
+
+/// origin(n): the node of the original mesh that node n was split from.
+IndexView origins(const IndexView &new2old, Index n, Index original) {
+  IndexView out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::origin"), n);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::origin", range(0, n), KOKKOS_LAMBDA(Index i) {
+        Index p = i;
+        while (p >= original)
+          p = new2old(p);
+        out(i) = p;
+      });
+  return out;
+}
+
+void init_points(const DeviceView<CohesivePoint **> &pts, Index begin, Index end, bool failed, LawField laws) {
+  const int nq = static_cast<int>(pts.extent(1));
+  Kokkos::parallel_for(
+      "fegpu::cohesive::init_points", range(begin, end), KOKKOS_LAMBDA(Index c) {
+        for (int q = 0; q < nq; ++q) {
+          CohesivePoint p{};
+          if (failed) p.history.max_n = laws(c).delta_n; // a notch: traction-free in tension, contact still active
+          pts(c, q) = p;
+        }
+      });
+}
+
+/// The bulk elements touching a cohesive element, in colour order, and per-colour offsets.
+void adjacent_elements(const Coloring &col, const DeviceView<Index **> &e2f, const IndexView &facet2coh,
+                       IndexView &list, std::vector<Index> &offsets) {
+  const IndexView order = col.color2elem.indices;
+  const Index ne = static_cast<Index>(order.extent(0));
+  IndexView pos(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::adjacent_offsets"), ne + 1);
+  Kokkos::parallel_scan(
+      "fegpu::cohesive::adjacent_count", range(0, ne + 1), KOKKOS_LAMBDA(Index i, Index & k, bool final) {
+        if (final) pos(i) = k;
+        if (i == ne) return;
+        const Index e = order(i);
+        k += facet2coh(e2f(e, 0)) >= 0 || facet2coh(e2f(e, 1)) >= 0 || facet2coh(e2f(e, 2)) >= 0;
+      });
+  auto pos_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), pos);
+  offsets.resize(col.num_colors + 1);
+  for (int c = 0; c <= col.num_colors; ++c)
+    offsets[c] = pos_h(col.offsets_h[c]);
+  list = IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::adjacent"), pos_h(ne));
+  Kokkos::parallel_for(
+      "fegpu::cohesive::adjacent_fill", range(0, ne), KOKKOS_LAMBDA(Index i) {
+        if (pos(i + 1) > pos(i)) list(pos(i)) = order(i);
+      });
+}
+
+struct EnergySums {
+  double work = 0, recoverable = 0, length = 0;
+  KOKKOS_INLINE_FUNCTION EnergySums &operator+=(const EnergySums &o) {
+    work += o.work;
+    recoverable += o.recoverable;
+    length += o.length;
+    return *this;
+  }
+};
+
+} // namespace fracture_kernels
+} // namespace fegpu::cohesive
+
+template <> struct Kokkos::reduction_identity<fegpu::cohesive::fracture_kernels::EnergySums> {
+  KOKKOS_FORCEINLINE_FUNCTION static fegpu::cohesive::fracture_kernels::EnergySums sum() { return {}; }
+};
+
+namespace fegpu::cohesive {
+namespace fracture_kernels {
+
+EnergySums cohesive_sums(const DeviceView<CohesivePoint **> &pts, Index n, const DeviceView<Index *[2]> &elem,
+                         const DeviceView<elastic::Material *> &mats, const IndexView &em) {
+  const int nq = static_cast<int>(pts.extent(1));
+  EnergySums total;
+  Kokkos::parallel_reduce(
+      "fegpu::cohesive::energy_sums", range(0, n),
+      KOKKOS_LAMBDA(Index c, EnergySums & s) {
+        const double th = mats(em(elem(c, 0))).thickness;
+        for (int q = 0; q < nq; ++q) {
+          const CohesivePoint &p = pts(c, q);
+          s.work += p.work;
+          s.recoverable += 0.5 * (p.traction[0] * p.jump[0] + p.traction[1] * p.jump[1]) * p.weight;
+          s.length += p.weight / th;
+        }
+      },
+      Kokkos::Sum<EnergySums>(total));
+  return total;
+}
+
+double sum(const RealView &v) {
+  double s = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::cohesive::sum", range(0, static_cast<Index>(v.extent(0))),
+      KOKKOS_LAMBDA(Index i, double &x) { x += v(i); }, s);
+  return s;
+}
+
+/// Facets across which the body is separated: a cohesive element whose points have all failed.
+DeviceView<uint8_t *> separated(const IndexView &facet2coh, const DeviceView<CohesivePoint **> &pts, LawField laws) {
+  const Index nf = static_cast<Index>(facet2coh.extent(0));
+  const int nq = static_cast<int>(pts.extent(1));
+  DeviceView<uint8_t *> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::separated"), nf);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::separated", range(0, nf), KOKKOS_LAMBDA(Index f) {
+        const Index c = facet2coh(f);
+        bool sep = c >= 0;
+        const PPRParams law = sep ? laws(c) : laws.base;
+        for (int q = 0; sep && q < nq; ++q)
+          sep = ppr_failed(law, pts(c, q).history);
+        out(f) = sep;
+      });
+  return out;
+}
+
+/// Per cohesive element: mean normal and tangential opening, largest damage, and the QUAD4 of
+/// its corner nodes (face 0's corners, then face 1's in reverse) for output.
+template <int NPE>
+void cohesive_output(const ConnView &conn, const DeviceView<Index *[2]> &elem, const DeviceView<int *[2]> &local,
+                     const DeviceView<CohesivePoint **> &pts, LawField laws, Index n,
+                     const DeviceView<Real *[3]> &values, const DeviceView<Index *[4]> &quad) {
+  const int nq = static_cast<int>(pts.extent(1));
+  Kokkos::parallel_for(
+      "fegpu::cohesive::output", range(0, n), KOKKOS_LAMBDA(Index c) {
+        double dn = 0, dt = 0, d = 0;
+        const PPRParams law = laws(c);
+        for (int q = 0; q < nq; ++q) {
+          dn += pts(c, q).dn / nq;
+          dt += pts(c, q).dt / nq;
+          const double dq = ppr_damage(law, pts(c, q).history);
+          d = dq > d ? dq : d;
+        }
+        values(c, 0) = dn;
+        values(c, 1) = dt;
+        values(c, 2) = d;
+        const int f0 = local(c, 0), f1 = local(c, 1);
+        quad(c, 0) = conn(elem(c, 0), facet_node(tri(NPE), f0, 0));
+        quad(c, 1) = conn(elem(c, 0), facet_node(tri(NPE), f0, 1));
+        quad(c, 2) = conn(elem(c, 1), facet_node(tri(NPE), f1, 0));
+        quad(c, 3) = conn(elem(c, 1), facet_node(tri(NPE), f1, 1));
+      });
+}
+
+} // namespace fracture_kernels
+
+namespace {
+int points_per_cohesive(ElementType t) { return t == ElementType::Tri3 ? 2 : 3; }
+} // namespace
+
+FractureModel::FractureModel(const HostMesh &mesh, elastic::Config elastic, FractureConfig fracture)
+    : bulk_(mesh, std::move(elastic)), config_(std::move(fracture)) {
+  config_.law.finalize();
+  const Mesh &m = bulk_.mesh();
+  {
+    Kokkos::Profiling::ScopedRegion r("fegpu::cohesive::topology");
+    topology_ = build_topology(m);
+  }
+  cracked_ = std::make_unique<CrackedMesh>(m, topology_, bulk_.coloring());
+  const int nq = points_per_cohesive(m.type);
+  points_ = DeviceView<CohesivePoint **>("fegpu::cohesive::points", 0, nq);
+  face_force_ = DeviceView<Real *[2][3][2]>("fegpu::cohesive::face_force", 0);
+  flags_ = DeviceView<uint8_t *>("fegpu::cohesive::flags", topology_.num_facets);
+
+  // Crackable facets: both elements in a listed block, midpoint inside the region.
+  std::vector<uint8_t> elem_ok(m.num_elems(), config_.blocks.empty() ? 1 : 0);
+  for (const auto &b : m.blocks)
+    if (std::find(config_.blocks.begin(), config_.blocks.end(), b.name) != config_.blocks.end())
+      std::fill(elem_ok.begin() + b.begin, elem_ok.begin() + b.end, 1);
+  crackable_ = DeviceView<uint8_t *>("fegpu::cohesive::crackable", topology_.num_facets);
+  fracture_kernels::crackable(m, topology_, elem_ok, config_.region, crackable_);
+  strength_ = RealView("fegpu::cohesive::strength", topology_.num_facets);
+  fracture_kernels::strength_factors(config_.strength, strength_);
+
+  auto f2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), topology_.facet2elem);
+  facet2elem_h_.resize(2 * static_cast<std::size_t>(topology_.num_facets));
+  for (Index f = 0; f < topology_.num_facets; ++f) {
+    facet2elem_h_[2 * f] = f2e(f, 0);
+    facet2elem_h_[2 * f + 1] = f2e(f, 1);
+  }
+
+  // Notches: cracked from the start, traction-free in tension.
+  if (!config_.notches.empty()) {
+    Kokkos::deep_copy(flags_, 0);
+    for (const auto &seg : config_.notches)
+      fracture_kernels::notch_facets(m, topology_, seg, flags_);
+    if (cracked_->fracture(flags_, config_.counter) == 0) throw InputError("no facet of the mesh lies on the notch");
+    after_insertion(0);
+    fracture_kernels::init_points(points_, 0, cracked_->num_cohesive(), true, laws());
+  }
+  peak_bytes_ = memory_bytes();
+}
+
+LawField FractureModel::laws() const { return {config_.law, strength_, cracked_->coh2facet}; }
+
+void FractureModel::after_insertion(Index old_cohesive) {
+  Kokkos::Profiling::ScopedRegion r("fegpu::cohesive::grow");
+  const Index n = cracked_->num_nodes(), nc = cracked_->num_cohesive();
+  // Cohesive storage follows the insertion's amortised capacity.
+  const Index cap = static_cast<Index>(cracked_->coh2facet.extent(0));
+  if (cap > static_cast<Index>(points_.extent(0))) {
+    Kokkos::resize(points_, cap, points_.extent(1));
+    Kokkos::resize(face_force_, cap);
+  }
+  fracture_kernels::init_points(points_, old_cohesive, nc, false, laws());
+  // The bulk model continues on the split nodes, with exact-size coordinates.
+  CoordView coords(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::coords"), n);
+  Kokkos::deep_copy(coords, Kokkos::subview(cracked_->coords, Kokkos::make_pair(Index(0), n), Kokkos::ALL));
+  const IndexView origin = fracture_kernels::origins(cracked_->new2old, n, cracked_->num_original_nodes());
+  bulk_.set_topology(cracked_->elem2node, coords, origin);
+  // The compacted list of bulk elements touching a cohesive element, as a colouring of its own.
+  Coloring &ac = adjacent_.coloring;
+  fracture_kernels::adjacent_elements(bulk_.coloring(), topology_.elem2facet, cracked_->facet2coh, adjacent_.elems,
+                                      ac.offsets_h);
+  ac.num_colors = bulk_.coloring().num_colors;
+  adjacent_.count = static_cast<Index>(adjacent_.elems.extent(0));
+  ac.color2elem.indices = IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::positions"),
+                                    adjacent_.count);
+  const IndexView positions = ac.color2elem.indices;
+  Kokkos::parallel_for(
+      "fegpu::cohesive::positions", range(0, adjacent_.count), KOKKOS_LAMBDA(Index i) { positions(i) = i; });
+  peak_bytes_ = std::max(peak_bytes_, memory_bytes());
+}
+
+void FractureModel::add_internal_force(const DofView &u, const DofView &f) {
+  bulk_.add_internal_force(u, f);
+  const Index nc = cracked_->num_cohesive();
+  if (nc == 0) return;
+  Kokkos::Profiling::ScopedRegion r("fegpu::cohesive::cohesive_force");
+  const Mesh &m = bulk_.mesh();
+  const auto scatter = bulk_.config().scatter;
+  if (m.type == ElementType::Tri3) {
+    Kokkos::parallel_for("fegpu::cohesive::tractions", range(0, nc),
+                         CohesiveTractions<3>{m.elem2node, m.coords, u, cracked_->coh2facet_elem,
+                                              cracked_->coh2facet_local, points_, face_force_, bulk_.materials(),
+                                              bulk_.element_material(), laws(), config_.penalty_factor});
+    scatter_elements("fegpu::cohesive::scatter", scatter, adjacent_.coloring, adjacent_.count, f,
+                     CohesiveScatter<3>{adjacent_.elems, m.elem2node, topology_.elem2facet, cracked_->facet2coh,
+                                        cracked_->coh2facet_elem, face_force_});
+  } else {
+    Kokkos::parallel_for("fegpu::cohesive::tractions", range(0, nc),
+                         CohesiveTractions<6>{m.elem2node, m.coords, u, cracked_->coh2facet_elem,
+                                              cracked_->coh2facet_local, points_, face_force_, bulk_.materials(),
+                                              bulk_.element_material(), laws(), config_.penalty_factor});
+    scatter_elements("fegpu::cohesive::scatter", scatter, adjacent_.coloring, adjacent_.count, f,
+                     CohesiveScatter<6>{adjacent_.elems, m.elem2node, topology_.elem2facet, cracked_->facet2coh,
+                                        cracked_->coh2facet_elem, face_force_});
+  }
+}
+
+Index FractureModel::check_and_insert(const DofView &u) {
+  Kokkos::Profiling::ScopedRegion r("fegpu::cohesive::check_and_insert");
+  const Mesh &m = bulk_.mesh();
+  const Index n = m.num_nodes(), ne = m.num_elems();
+  if (static_cast<Index>(nodal_stress_.extent(0)) != n)
+    nodal_stress_ = DofView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::nodal_stress"), n, 4);
+  Kokkos::deep_copy(nodal_stress_, 0.0);
+  const auto scatter = bulk_.config().scatter;
+  Index flagged;
+  if (m.type == ElementType::Tri3) {
+    scatter_elements("fegpu::cohesive::nodal_stress", scatter, bulk_.coloring(), ne, nodal_stress_,
+                     NodalStress<3>{m.elem2node, m.coords, u, bulk_.materials(), bulk_.element_material()});
+    flagged = fracture_kernels::stress_check<3>(m.elem2node, m.coords, topology_, cracked_->facet2coh, crackable_,
+                                                strength_, nodal_stress_, config_.law, flags_);
+  } else {
+    scatter_elements("fegpu::cohesive::nodal_stress", scatter, bulk_.coloring(), ne, nodal_stress_,
+                     NodalStress<6>{m.elem2node, m.coords, u, bulk_.materials(), bulk_.element_material()});
+    flagged = fracture_kernels::stress_check<6>(m.elem2node, m.coords, topology_, cracked_->facet2coh, crackable_,
+                                                strength_, nodal_stress_, config_.law, flags_);
+  }
+  if (flagged == 0) return 0;
+  const Index before = cracked_->num_cohesive();
+  const Index inserted = cracked_->fracture(flags_, config_.counter);
+  after_insertion(before);
+  return inserted;
+}
+
+bool FractureModel::update_topology(const DofView &u, const DofView & /*v*/, double /*time*/, long step) {
+  if (step % config_.check_every != 0) return false;
+  return check_and_insert(u) > 0;
+}
+
+FractureEnergies FractureModel::energies(const DofView &u) const {
+  const Index ne = bulk_.mesh().num_elems();
+  DeviceView<Real *[3]> stress(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::stress"), ne);
+  RealView energy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::strain_energy"), ne);
+  bulk_.element_stress(u, stress, energy);
+  FractureEnergies e;
+  e.strain = fracture_kernels::sum(energy);
+  const auto s = fracture_kernels::cohesive_sums(points_, cracked_->num_cohesive(), cracked_->coh2facet_elem,
+                                                 bulk_.materials(), bulk_.element_material());
+  e.cohesive_work = s.work;
+  e.cohesive_recoverable = s.recoverable;
+  return e;
+}
+
+double FractureModel::crack_length() const {
+  return fracture_kernels::cohesive_sums(points_, cracked_->num_cohesive(), cracked_->coh2facet_elem,
+                                         bulk_.materials(), bulk_.element_material())
+      .length;
+}
+
+Index FractureModel::count_fragments() const {
+  const auto sep = Kokkos::create_mirror_view_and_copy(
+      Kokkos::HostSpace(), fracture_kernels::separated(cracked_->facet2coh, points_, laws()));
+  const Index ne = bulk_.mesh().num_elems();
+  std::vector<Index> parent(ne);
+  std::iota(parent.begin(), parent.end(), 0);
+  const auto find = [&](Index x) {
+    while (parent[x] != x)
+      x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  Index groups = ne;
+  for (Index f = 0; f < topology_.num_facets; ++f) {
+    const Index a = facet2elem_h_[2 * f], b = facet2elem_h_[2 * f + 1];
+    if (b < 0 || sep(f)) continue;
+    const Index ra = find(a), rb = find(b);
+    if (ra == rb) continue;
+    parent[std::max(ra, rb)] = std::min(ra, rb);
+    --groups;
+  }
+  return groups;
+}
+
+std::size_t FractureModel::memory_bytes() const {
+  const CrackedMesh &c = *cracked_;
+  return c.elem2node.span() * sizeof(Index) + c.coords.span() * sizeof(Real) + c.new2old.span() * sizeof(Index) +
+         c.facet2coh.span() * sizeof(Index) + c.coh2facet.span() * sizeof(Index) +
+         c.coh2facet_elem.span() * sizeof(Index) + c.coh2facet_local.span() * sizeof(int) +
+         points_.span() * sizeof(CohesivePoint) + face_force_.span() * sizeof(Real) +
+         adjacent_.elems.span() * sizeof(Index) * 2 + nodal_stress_.span() * sizeof(Real) +
+         bulk_.mesh().coords.span() * sizeof(Real) + bulk_.lumped_mass().span() * sizeof(Real);
+}
+
+HostMesh FractureModel::output_mesh() const {
+  HostMesh h = bulk_.output_mesh();
+  const Index nc = cracked_->num_cohesive();
+  DeviceView<Real *[3]> values("fegpu::cohesive::output_values", nc);
+  DeviceView<Index *[4]> quad("fegpu::cohesive::output_quads", nc);
+  if (h.type == ElementType::Tri3)
+    fracture_kernels::cohesive_output<3>(cracked_->elem2node, cracked_->coh2facet_elem, cracked_->coh2facet_local,
+                                         points_, laws(), nc, values, quad);
+  else
+    fracture_kernels::cohesive_output<6>(cracked_->elem2node, cracked_->coh2facet_elem, cracked_->coh2facet_local,
+                                         points_, laws(), nc, values, quad);
+  auto q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), quad);
+  HostMesh::ExtraBlock b{"cohesive", 1000, "QUAD4", 4, {}};
+  for (const auto &blk : h.blocks)
+    b.id = std::max(b.id, blk.id + 1);
+  b.conn.resize(4 * static_cast<std::size_t>(nc));
+  for (Index c = 0; c < nc; ++c)
+    for (int k = 0; k < 4; ++k)
+      b.conn[4 * c + k] = q(c, k);
+  h.extra_blocks.push_back(std::move(b));
+  return h;
+}
+
+ExodusVariables FractureModel::output_variables() const {
+  ExodusVariables v = bulk_.output_variables();
+  for (const char *name : {"opening_normal", "opening_tangential", "damage"})
+    v.element.push_back(name);
+  v.global = {"strain_energy", "cohesive_work",     "cohesive_dissipated", "cohesive_recoverable",
+              "crack_length",  "fragments",         "cohesive_elements",   "nodes"};
+  return v;
+}
+
+void FractureModel::fill_output(const DofView &u, const DofView &v, const DofView &a,
+                                std::vector<std::vector<double>> &nodal, std::vector<std::vector<double>> &element,
+                                std::vector<double> &global) {
+  std::vector<double> unused;
+  bulk_.fill_output(u, v, a, nodal, element, unused);
+  const Index ne = bulk_.mesh().num_elems(), nc = cracked_->num_cohesive();
+  for (auto &e : element)
+    e.resize(ne + nc, 0.0); // bulk variables are zero on the cohesive block
+  DeviceView<Real *[3]> values("fegpu::cohesive::output_values", nc);
+  DeviceView<Index *[4]> quad("fegpu::cohesive::output_quads", nc);
+  if (bulk_.mesh().type == ElementType::Tri3)
+    fracture_kernels::cohesive_output<3>(cracked_->elem2node, cracked_->coh2facet_elem, cracked_->coh2facet_local,
+                                         points_, laws(), nc, values, quad);
+  else
+    fracture_kernels::cohesive_output<6>(cracked_->elem2node, cracked_->coh2facet_elem, cracked_->coh2facet_local,
+                                         points_, laws(), nc, values, quad);
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), values);
+  for (int k = 0; k < 3; ++k) {
+    std::vector<double> col(ne + nc, 0.0); // and cohesive variables zero on the bulk block
+    for (Index c = 0; c < nc; ++c)
+      col[ne + c] = h(c, k);
+    element.push_back(std::move(col));
+  }
+  const FractureEnergies e = energies(u);
+  global = {e.strain,
+            e.cohesive_work,
+            e.dissipated(),
+            e.cohesive_recoverable,
+            crack_length(),
+            double(count_fragments()),
+            double(nc),
+            double(cracked_->num_nodes())};
+}
+
+} // namespace fegpu::cohesive

@@ -1,0 +1,131 @@
+#pragma once
+/// \file fracture_model.hpp
+/// Dynamic fracture with adaptively inserted extrinsic cohesive elements: the T3/T6
+/// elastodynamics of elastic_model.hpp plus, at check steps, a stress check on every intact
+/// facet (element stresses averaged to the nodes, the facet's traction against the PPR
+/// strengths), insertion of cohesive elements with node splitting (insertion.hpp), and cohesive
+/// tractions from the PPR law (ppr.hpp) at the facet's Gauss points (2 on T3, 3 on T6).
+///
+/// Cohesive forces take two passes, both deterministic: one thread per cohesive element computes
+/// the tractions, updates the history and the work, and stores the nodal forces of both faces;
+/// then the compacted list of bulk elements that touch a cohesive element adds each face's forces
+/// to its own nodes, colour by colour (seed sections 6.4 and 6.6).
+#include "elastic_model.hpp"
+#include "fegpu/mesh/topology.hpp"
+#include "insertion.hpp"
+#include "ppr.hpp"
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fegpu::cohesive {
+
+struct LawField;
+
+/// Random facet strengths (Zhou and Molinari 2004): sigma_max and tau_max times a factor of mean
+/// one per facet, from a hash of the facet id and the seed (the same on every backend and run).
+struct StrengthScatter {
+  enum Kind { None, Uniform, Weibull } kind = None;
+  double spread = 0;  ///< uniform: factor in [1 - spread, 1 + spread]
+  double modulus = 0; ///< Weibull modulus m
+  unsigned seed = 1;
+};
+
+struct FractureConfig {
+  PPRParams law;
+  StrengthScatter strength;
+  double penalty_factor = 1; ///< contact penalty and initial shear slope: factor x P-modulus / facet length
+  long check_every = 1;                           ///< steps between stress checks
+  CounterStrategy counter = CounterStrategy::Deterministic;
+  std::vector<std::string> blocks;                ///< blocks whose facets may crack (empty: all)
+  std::array<double, 4> region = {-1e300, 1e300, -1e300, 1e300}; ///< facet midpoints must lie in x0 x1 y0 y1
+  std::vector<std::array<double, 4>> notches;     ///< segments (x0, y0, x1, y1): cracked and traction-free at start
+};
+
+/// One cohesive integration point.
+struct CohesivePoint {
+  PPRState history;
+  double jump[2];     ///< opening vector (x, y) at the last evaluation
+  double traction[2]; ///< traction vector (x, y) at the last evaluation
+  double work;        ///< work done on the point so far (trapezoidal), per unit of nothing: energy
+  double weight;      ///< Gauss weight x facet length x thickness
+  double dn, dt;      ///< normal and tangential openings at the last evaluation
+};
+
+/// The energy terms the driver cannot see on its own.
+struct FractureEnergies {
+  double strain = 0;               ///< bulk strain energy
+  double cohesive_work = 0;        ///< work done on the cohesive elements
+  double cohesive_recoverable = 0; ///< released if every point unloaded along its secant
+  double dissipated() const { return cohesive_work - cohesive_recoverable; }
+};
+
+class FractureModel : public ExplicitModel {
+public:
+  FractureModel(const HostMesh &mesh, elastic::Config elastic, FractureConfig fracture);
+
+  Index num_nodes() const override { return cracked_->num_nodes(); }
+  int num_components() const override { return 2; }
+  DofView lumped_mass() const override { return bulk_.lumped_mass(); }
+  double critical_time_step() const override { return bulk_.critical_time_step(); }
+  std::vector<Constraint> constraints() const override { return bulk_.constraints(); }
+  std::vector<LoadPattern> loads() const override { return bulk_.loads(); }
+  void initial_state(const DofView &u, const DofView &v) const override { bulk_.initial_state(u, v); }
+  void add_internal_force(const DofView &u, const DofView &f) override;
+  bool update_topology(const DofView &u, const DofView &v, double time, long step) override;
+  void extend_nodal_field(const DofView &field, Index old_count) const override {
+    cracked_->extend_nodal_field(field, old_count);
+  }
+  HostMesh output_mesh() const override;
+  ExodusVariables output_variables() const override;
+  void fill_output(const DofView &u, const DofView &v, const DofView &a, std::vector<std::vector<double>> &nodal,
+                   std::vector<std::vector<double>> &element, std::vector<double> &global) override;
+
+  /// Checks the facets' tractions at displacement u and inserts cohesive elements where the
+  /// strength is exceeded. Returns the number inserted.
+  Index check_and_insert(const DofView &u);
+  FractureEnergies energies(const DofView &u) const;
+  /// Fragments: groups of bulk elements connected through intact facets or cohesive elements
+  /// that still carry traction.
+  Index count_fragments() const;
+  double crack_length() const;
+
+  const CrackedMesh &cracked() const { return *cracked_; }
+  const elastic::ElasticModel &bulk() const { return bulk_; }
+  const FractureConfig &config() const { return config_; }
+  Index num_adjacent_elements() const { return adjacent_.count; }
+  /// Device memory of the growing arrays (mesh, cohesive points, adjacency), and its peak.
+  std::size_t memory_bytes() const;
+  std::size_t peak_memory_bytes() const { return peak_bytes_; }
+  /// Cohesive points, (cohesive element, point).
+  const DeviceView<CohesivePoint **> &points() const { return points_; }
+  /// The strength factor of each facet.
+  const RealView &strength() const { return strength_; }
+
+private:
+  void after_insertion(Index old_cohesive);
+  LawField laws() const;
+
+  elastic::ElasticModel bulk_;
+  FractureConfig config_;
+  Topology topology_;
+  std::unique_ptr<CrackedMesh> cracked_;
+  DeviceView<uint8_t *> crackable_; // (facet)
+  RealView strength_;               // (facet): strength factor
+  DeviceView<uint8_t *> flags_;     // (facet): scratch for the stress check
+  DeviceView<CohesivePoint **> points_;
+  DeviceView<Real *[2][3][2]> face_force_; // (cohesive, face, facet node, xy): internal force
+  DofView nodal_stress_;                   // (node, sxx syy sxy area), area-weighted sums
+  /// Bulk elements touching a cohesive element, grouped by colour, with the colouring's shape.
+  struct Adjacent {
+    IndexView elems;
+    Coloring coloring;
+    Index count = 0;
+  } adjacent_;
+  std::vector<Index> facet2elem_h_; // (facet, side) flattened, for the fragment count
+  std::size_t peak_bytes_ = 0;
+};
+
+} // namespace fegpu::cohesive
