@@ -74,8 +74,7 @@ TEST(PPR, TractionsAreDerivativesOfThePotential) {
     for (int k = 0; k < 400; ++k) {
       const double dn = u(rng) * p.delta_n, dt = (u(rng) > 0.5 ? 1 : -1) * u(rng) * p.delta_t;
       // Inside the region where neither traction is cut off by a conjugate width.
-      if (dn >= 0.98 * p.dbar_n || std::abs(dt) >= 0.98 * p.dbar_t || std::abs(dt) < 2 * kOnset * p.delta_t)
-        continue;
+      if (dn >= 0.98 * p.dbar_n || std::abs(dt) >= 0.98 * p.dbar_t || std::abs(dt) < 2 * kOnset * p.delta_t) continue;
       PPRState s; // a fresh point: on the envelope
       double tn, tt;
       ppr_traction(p, s, dn, dt, stiffness(p), tn, tt);

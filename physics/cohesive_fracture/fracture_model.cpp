@@ -320,7 +320,8 @@ void strength_factors(const StrengthScatter &sc, const RealView &out) {
         z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
         z ^= z >> 31;
         const double u = (double(z >> 11) + 0.5) * 0x1.0p-53; // in (0, 1)
-        out(f) = kind == StrengthScatter::Uniform ? 1 + spread * (2 * u - 1) : Kokkos::pow(-Kokkos::log(u), 1 / m) / gamma;
+        out(f) =
+            kind == StrengthScatter::Uniform ? 1 + spread * (2 * u - 1) : Kokkos::pow(-Kokkos::log(u), 1 / m) / gamma;
       });
 }
 
@@ -537,8 +538,8 @@ void FractureModel::after_insertion(Index old_cohesive) {
                                       ac.offsets_h);
   ac.num_colors = bulk_.coloring().num_colors;
   adjacent_.count = static_cast<Index>(adjacent_.elems.extent(0));
-  ac.color2elem.indices = IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::positions"),
-                                    adjacent_.count);
+  ac.color2elem.indices =
+      IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::positions"), adjacent_.count);
   const IndexView positions = ac.color2elem.indices;
   Kokkos::parallel_for(
       "fegpu::cohesive::positions", range(0, adjacent_.count), KOKKOS_LAMBDA(Index i) { positions(i) = i; });
@@ -618,8 +619,8 @@ FractureEnergies FractureModel::energies(const DofView &u) const {
 }
 
 double FractureModel::crack_length() const {
-  return fracture_kernels::cohesive_sums(points_, cracked_->num_cohesive(), cracked_->coh2facet_elem,
-                                         bulk_.materials(), bulk_.element_material())
+  return fracture_kernels::cohesive_sums(points_, cracked_->num_cohesive(), cracked_->coh2facet_elem, bulk_.materials(),
+                                         bulk_.element_material())
       .length;
 }
 
@@ -683,8 +684,8 @@ ExodusVariables FractureModel::output_variables() const {
   ExodusVariables v = bulk_.output_variables();
   for (const char *name : {"opening_normal", "opening_tangential", "damage"})
     v.element.push_back(name);
-  v.global = {"strain_energy", "cohesive_work",     "cohesive_dissipated", "cohesive_recoverable",
-              "crack_length",  "fragments",         "cohesive_elements",   "nodes"};
+  v.global = {"strain_energy", "cohesive_work", "cohesive_dissipated", "cohesive_recoverable",
+              "crack_length",  "fragments",     "cohesive_elements",   "nodes"};
   return v;
 }
 
@@ -712,14 +713,8 @@ void FractureModel::fill_output(const DofView &u, const DofView &v, const DofVie
     element.push_back(std::move(col));
   }
   const FractureEnergies e = energies(u);
-  global = {e.strain,
-            e.cohesive_work,
-            e.dissipated(),
-            e.cohesive_recoverable,
-            crack_length(),
-            double(count_fragments()),
-            double(nc),
-            double(cracked_->num_nodes())};
+  global = {e.strain,       e.cohesive_work,           e.dissipated(), e.cohesive_recoverable,
+            crack_length(), double(count_fragments()), double(nc),     double(cracked_->num_nodes())};
 }
 
 } // namespace fegpu::cohesive

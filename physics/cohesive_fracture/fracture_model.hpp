@@ -37,11 +37,11 @@ struct FractureConfig {
   PPRParams law;
   StrengthScatter strength;
   double penalty_factor = 1; ///< contact penalty and initial shear slope: factor x P-modulus / facet length
-  long check_every = 1;                           ///< steps between stress checks
+  long check_every = 1;      ///< steps between stress checks
   CounterStrategy counter = CounterStrategy::Deterministic;
-  std::vector<std::string> blocks;                ///< blocks whose facets may crack (empty: all)
+  std::vector<std::string> blocks;                               ///< blocks whose facets may crack (empty: all)
   std::array<double, 4> region = {-1e300, 1e300, -1e300, 1e300}; ///< facet midpoints must lie in x0 x1 y0 y1
-  std::vector<std::array<double, 4>> notches;     ///< segments (x0, y0, x1, y1): cracked and traction-free at start
+  std::vector<std::array<double, 4>> notches; ///< segments (x0, y0, x1, y1): cracked and traction-free at start
 };
 
 /// One cohesive integration point.

@@ -50,9 +50,8 @@ FractureConfig parse_fracture(const InputNode &f, const HostMesh &mesh) {
     c.strength.seed = static_cast<unsigned>(s.get_positive_int("seed", 1));
   }
   c.check_every = f.get_positive_int("check_every", 1);
-  c.counter =
-      counter_strategy_from_string(f.get_choice("counter", {"deterministic", "global_atomic", "team_atomic"},
-                                                "deterministic"));
+  c.counter = counter_strategy_from_string(
+      f.get_choice("counter", {"deterministic", "global_atomic", "team_atomic"}, "deterministic"));
   if (f.has("blocks")) {
     c.blocks = f.get<std::vector<std::string>>("blocks");
     for (const auto &b : c.blocks) {
@@ -124,8 +123,8 @@ public:
                 model_->num_nodes(), model_->peak_memory_bytes() / 1e6);
     const Energies &d = s.energies;
     const double total = d.kinetic + e.strain - strain0 + e.cohesive_work - d.external;
-    const double scale = std::max({std::abs(d.kinetic), e.strain, std::abs(e.cohesive_work), std::abs(d.external),
-                                   d.initial_kinetic});
+    const double scale =
+        std::max({std::abs(d.kinetic), e.strain, std::abs(e.cohesive_work), std::abs(d.external), d.initial_kinetic});
     std::printf("energy: kinetic %.6e, strain %.6e, cohesive %.6e (dissipated %.6e, recoverable %.6e), external "
                 "work %.6e; balance error %.3e\n",
                 d.kinetic, e.strain, e.cohesive_work, e.dissipated(), e.cohesive_recoverable, d.external,
