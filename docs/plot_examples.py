@@ -1,6 +1,12 @@
 #!/usr/bin/env python3
 """Makes the README's pictures from the examples' Exodus output (needs python3-matplotlib and
-python3-netcdf4). Usage: docs/plot_examples.py OUTPUT_DIR  (where the examples wrote their files)."""
+python3-netcdf4). Usage: docs/plot_examples.py OUTPUT_DIR  (where the examples wrote their files).
+The expanding ring's strain-rate sweep runs the application (FEGPU_APP, default
+build/openmp/app/fegpu-kk) on variants of config/expanding_ring.yaml."""
+import glob
+import os
+import re
+import subprocess
 import sys
 
 import matplotlib
@@ -26,8 +32,12 @@ class Exodus:
     def nodal(self, name, step):
         return self.d[f"vals_nod_var{self.nod.index(name) + 1}"][step]
 
-    def element(self, name, step):
-        return self.d[f"vals_elem_var{self.elv.index(name) + 1}eb1"][step]
+    def element(self, name, step, block=1):
+        return self.d[f"vals_elem_var{self.elv.index(name) + 1}eb{block}"][step]
+
+    def cohesive(self):
+        """Corner nodes of the cohesive block (face 0: columns 0, 1), or None before any crack."""
+        return self.d["connect2"][:] - 1 if "connect2" in self.d.variables else None
 
     def globals(self, name):
         return self.d["vals_glo_var"][:, self.glo.index(name)]
@@ -119,8 +129,146 @@ def ring(out):
     fig.savefig("docs/images/ring_pressure.png", dpi=110)
 
 
+def series(out, name):
+    """The files of a ParaView series name.e, name.e-s.0001, ... in order."""
+    files = glob.glob(f"{out}/{name}.e") + glob.glob(f"{out}/{name}.e-s.*")
+    return sorted(files, key=lambda f: int(re.sub(r".*-s\.", "", f)) if "-s." in f else -1)
+
+
+def cracks(e, step, threshold=0.0):
+    """Segments (face-0 corners, deformed) of the cohesive elements whose damage exceeds threshold."""
+    c = e.cohesive()
+    if c is None:
+        return np.zeros((0, 2, 2)), np.zeros(0)
+    ux, uy = e.nodal("displacement_x", step), e.nodal("displacement_y", step)
+    d = e.element("damage", step, block=2)
+    keep = d > threshold
+    x, y = e.x + ux, e.y + uy
+    seg = np.stack([np.stack([x[c[keep, 0]], y[c[keep, 0]]], 1), np.stack([x[c[keep, 1]], y[c[keep, 1]]], 1)], 1)
+    return seg, d[keep]
+
+
+def crack_tip_history(out, name, y_line=None):
+    """(time, largest x reached by a damaged cohesive element) over the series."""
+    t, tip = [], []
+    for f in series(out, name):
+        e = Exodus(f)
+        c = e.cohesive()
+        for s in range(len(e.time)):
+            x = 0.0
+            if c is not None:
+                d = e.element("damage", s, block=2)
+                xm = 0.5 * (e.x[c[:, 0]] + e.x[c[:, 1]])
+                x = xm[d > 0].max() if np.any(d > 0) else 0.0
+            t.append(e.time[s])
+            tip.append(x)
+    return np.array(t), np.array(tip)
+
+
+def crack_picture(ax, e, s, field, scale, label, cmap="viridis"):
+    from matplotlib.collections import LineCollection
+
+    ux, uy = e.nodal("displacement_x", s), e.nodal("displacement_y", s)
+    tri = e.triangulation(ux, uy, scale=1.0)
+    pc = ax.tripcolor(tri, facecolors=e.element(field, s) / scale, cmap=cmap, rasterized=True)
+    seg, d = cracks(e, s)
+    ax.add_collection(LineCollection(seg * 1e0, colors="k", linewidths=0.6))
+    ax.set_aspect("equal")
+    return pc
+
+
+def pmma(out):
+    files = series(out, "pmma_microbranching")
+    e = Exodus(files[-1])
+    s = len(e.time) - 1
+    fig, (a, b) = plt.subplots(2, 1, figsize=(9, 6.2), gridspec_kw={"height_ratios": [1.4, 1]})
+    pc = crack_picture(a, e, s, "stress_yy", 1e6, "stress yy [MPa]", cmap="coolwarm")
+    fig.colorbar(pc, ax=a, label="stress yy [MPa]", shrink=0.8)
+    a.set_title(f"PMMA, eps0 = 0.015: cracks (black) at t = {e.time[s] * 1e6:.1f} us, T6 400 x 100 cells")
+    a.set_xlabel("x [m]")
+    a.set_ylabel("y [m]")
+    t, tip = crack_tip_history(out, "pmma_microbranching")
+    E, nu, rho = 3.24e9, 0.35, 1190.0
+    cs = np.sqrt(E / (2 * (1 + nu)) / rho)
+    cr = cs * (0.862 + 1.14 * nu) / (1 + nu)  # Rayleigh speed (Viktorov's approximation)
+    b.plot(t * 1e6, tip * 1e3, "o-", ms=3, label="furthest damaged facet")
+    speed = np.gradient(tip, t)
+    b2 = b.twinx()
+    b2.plot(t * 1e6, speed / cr, "r.", ms=4, label="its speed / c_R")
+    b2.set_ylabel("speed / Rayleigh speed", color="r")
+    b2.set_ylim(0, 1.2)
+    b.set_xlabel("time [us]")
+    b.set_ylabel("crack tip x [mm]")
+    b.set_title(f"Crack tip (c_R = {cr:.0f} m/s)")
+    b.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    fig.savefig("docs/images/pmma_microbranching.png", dpi=110)
+
+
+def notch(out):
+    files = series(out, "mode_i_notch")
+    e = Exodus(files[-1])
+    s = len(e.time) - 1
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.6), gridspec_kw={"width_ratios": [1.6, 1]})
+    pc = crack_picture(a, e, s, "von_mises", 1e6, "von Mises [MPa]")
+    fig.colorbar(pc, ax=a, label="von Mises stress [MPa]", shrink=0.8)
+    a.set_title(f"Mode-I notch, t = {e.time[s] * 1e6:.0f} us")
+    c = e.cohesive()
+    ym = 0.5 * (e.y[c[:, 0]] + e.y[c[:, 1]])
+    xm = 0.5 * (e.x[c[:, 0]] + e.x[c[:, 1]])
+    d = e.element("damage", s, block=2)
+    broken = d >= 1
+    b.plot(xm[~broken] * 1e3, ym[~broken] * 1e3, ".", color="0.6", ms=3, label="cohesive, partly damaged")
+    b.plot(xm[broken] * 1e3, ym[broken] * 1e3, "k.", ms=3, label="cohesive, fully open (notch and crack)")
+    b.set_title(f"Path: open facets within |y| <= {np.abs(ym[broken]).max() * 1e3:.2f} mm")
+    b.set_ylim(-0.5, 0.5)
+    b.set_xlabel("x [mm]")
+    b.set_ylabel("y [mm]")
+    b.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig("docs/images/mode_i_notch.png", dpi=110)
+
+
+def expanding_ring(out, app):
+    """The example at 100 m/s, and the fragment count over strain rates (runs the app)."""
+    files = series(out, "expanding_ring")
+    e = Exodus(files[-1])
+    s = len(e.time) - 1
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4.4))
+    pc = crack_picture(a, e, s, "von_mises", 1e6, "von Mises [MPa]")
+    fig.colorbar(pc, ax=a, label="von Mises stress [MPa]", shrink=0.8)
+    frags = int(e.globals("fragments")[-1])
+    a.set_title(f"Ring at 100 m/s, t = {e.time[s] * 1e6:.1f} us: {frags} fragments")
+    base = open("config/expanding_ring.yaml").read()
+    rates, counts = [], []
+    for v in (25, 50, 100, 200, 400):
+        yaml = base.replace("100*x/", f"{v}*x/").replace("100*y/", f"{v}*y/").replace(
+            "file: expanding_ring.e", f"file: ring_v{v}.e")
+        path = f"{out}/ring_v{v}.yaml"
+        open(path, "w").write(yaml)
+        subprocess.run([app, path, "--output-dir", out, "--quiet"], check=True)
+        last = Exodus(series(out, f"ring_v{v}")[-1])
+        rates.append(v / 0.005)
+        counts.append(last.globals("fragments")[-1])
+    rates = np.array(rates)
+    b.loglog(rates, counts, "o-", label="fegpu-kk (T6, 200 x 4 cells, Weibull m = 10)")
+    G, rho, s_max, E = 200.0, 2750.0, 3.0e8, 2.75e11
+    grady = 2 * np.pi * 0.005 / (24 * G / (rho * rates ** 2)) ** (1 / 3)
+    b.loglog(rates, grady, "k--", label="Grady: 2 pi R / (24 G / rho rate^2)^(1/3)")
+    b.set_xlabel("strain rate [1/s]")
+    b.set_ylabel("fragments")
+    b.set_title("Fragments rise with strain rate")
+    b.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig("docs/images/expanding_ring.png", dpi=110)
+
+
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else "out"
+    app = os.environ.get("FEGPU_APP", "build/openmp/app/fegpu-kk")
     cantilever(out)
     bar(out)
     ring(out)
+    notch(out)
+    expanding_ring(out, app)
+    pmma(out)

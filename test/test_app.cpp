@@ -248,3 +248,61 @@ TEST_F(App, InstabilityIsARunFailure) {
   EXPECT_NE(r.err.find("unstable"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("stability limit"), std::string::npos) << r.err;
 }
+
+namespace {
+// A strip with a notch at mid-height, pulled apart: the crack runs from the notch to the far end.
+const std::string kFracture = R"(physics: cohesive_fracture
+mesh: {generator: rectangle, element: tri3, nx: 20, ny: 4, lx: 2.0, ly: 0.4, y0: -0.2}
+materials:
+  m: {density: 1.0, youngs_modulus: 1.0, poissons_ratio: 0.0, plane: stress}
+boundary_conditions:
+  - {type: velocity, node_set: top, components: y, value: 0.01}
+  - {type: velocity, node_set: bottom, components: y, value: -0.01}
+fracture:
+  law: {phi_n: 1.0e-4, phi_t: 1.0e-4, sigma_max: 0.01, tau_max: 0.01}
+  notches: [[0.0, 0.0, 0.5, 0.0]]
+  counter: deterministic
+time: {end_time: 6.0, safety_factor: 0.5}
+output: {file: crack.e, every_time: 1.0}
+)";
+} // namespace
+
+TEST_F(App, FractureRunWritesASeriesWithACohesiveBlock) {
+  const Result r = run(kFracture);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("5 notch facets"), std::string::npos) << r.out;
+  // The first file holds the notch; every later topology continues in the next file.
+  ASSERT_TRUE(fs::exists(dir_ / "out" / "crack.e"));
+  ASSERT_TRUE(fs::exists(dir_ / "out" / "crack.e-s.0001")) << r.out;
+  std::string last;
+  for (int i = 1; fs::exists(dir_ / "out" / fegpu::ExodusWriter::series_name("crack.e", i)); ++i)
+    last = (dir_ / "out" / fegpu::ExodusWriter::series_name("crack.e", i)).string();
+  const fegpu::ExodusReader first((dir_ / "out" / "crack.e").string()), end(last);
+  const auto names = end.variable_names('g');
+  const auto col = [&](const std::string &n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
+  const auto g = end.global(static_cast<int>(end.times().size()));
+  EXPECT_GT(g[col("cohesive_elements")], 5.0);
+  EXPECT_EQ(g[col("fragments")], 2.0) << "the strip broke in two";
+  EXPECT_GE(g[col("crack_length")], 2.0 - 1e-9) << "the notch plus the crack span the strip";
+  // Element variables cover the bulk block and the cohesive block after it.
+  const auto damage = end.element(1, "damage");
+  EXPECT_EQ(damage.size(), 160u + static_cast<std::size_t>(g[col("cohesive_elements")]));
+  EXPECT_EQ(first.element(1, "damage").size(), 165u);
+  EXPECT_EQ(*std::max_element(damage.begin(), damage.end()), 1.0);
+}
+
+TEST_F(App, BadFractureInput) {
+  expect_bad_input(replace(kFracture, "tau_max: 0.01}", "tau_max: 0.01, alpha: 0.5}"),
+                   {"fracture.law.alpha", "greater than 1"});
+  expect_bad_input(replace(kFracture, "counter: deterministic", "counter: atomic"),
+                   {"fracture.counter", "atomic", "global_atomic"});
+  expect_bad_input(replace(kFracture, "[[0.0, 0.0, 0.5, 0.0]]", "[[0.0, 0.05, 0.5, 0.05]]"),
+                   {"no facet of the mesh lies on the notch"});
+  expect_bad_input(replace(kFracture, "[[0.0, 0.0, 0.5, 0.0]]", "[[0.0, 0.0, 0.5]]"),
+                   {"fracture.notches[0]", "[x0, y0, x1, y1]"});
+  expect_bad_input(replace(kFracture, "counter: deterministic", "region: {x: [1.0, 0.5]}"),
+                   {"fracture.region.x", "min < max"});
+  expect_bad_input(replace(kFracture, "counter: deterministic", "strength: {distribution: weibull}"),
+                   {"fracture.strength", "modulus"});
+  expect_bad_input(replace(kFracture, "phi_n: 1.0e-4, ", ""), {"fracture.law", "phi_n"});
+}

@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <random>
+#include <vector>
 
 using namespace fegpu::cohesive;
 
@@ -143,6 +145,70 @@ TEST(PPR, UnloadingAndReloadingFollowTheSecant) {
     ppr_traction(p, e, 0.5 * p.delta_n, 0, stiffness(p), t_half, tt);
     const double expected = ppr_potential(p, 0.5 * p.delta_n, 0) - 0.5 * t_half * 0.5 * p.delta_n;
     EXPECT_NEAR(w, expected, 1e-4 * p.phi_n);
+  }
+}
+
+// With the history frozen the law is elastic, and damage only dissipates: the work along any
+// closed path of openings is never negative (a law coupled through the current openings gives
+// energy back on cycles that open, slide, close and slide back).
+TEST(PPR, ClosedPathsNeverReturnEnergy) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-0.2, 1.0);
+  for (const auto &p : cases()) {
+    // The cycle that exposes a coupling through the current opening.
+    const double box[5][2] = {{0, 0}, {0.4, 0}, {0.4, 0.4}, {0, 0.4}, {0, 0}};
+    for (int dir : {1, -1}) {
+      PPRState s;
+      double w = 0, tn0, tt0;
+      ppr_traction(p, s, 0, 0, stiffness(p), tn0, tt0);
+      for (int leg = 0; leg < 4; ++leg)
+        for (int k = 1; k <= 2000; ++k) {
+          const int a = dir > 0 ? leg : 4 - leg, b = dir > 0 ? leg + 1 : 3 - leg;
+          const double f = k / 2000.0;
+          const double dn = ((1 - f) * box[a][0] + f * box[b][0]) * p.delta_n;
+          const double dt = ((1 - f) * box[a][1] + f * box[b][1]) * p.delta_t;
+          const double ddn = (box[b][0] - box[a][0]) * p.delta_n / 2000,
+                       ddt = (box[b][1] - box[a][1]) * p.delta_t / 2000;
+          double tn, tt;
+          ppr_traction(p, s, dn, dt, stiffness(p), tn, tt);
+          w += 0.5 * (tn + tn0) * ddn + 0.5 * (tt + tt0) * ddt;
+          tn0 = tn;
+          tt0 = tt;
+        }
+      EXPECT_GE(w, -1e-9 * p.phi_n) << "box cycle, direction " << dir;
+    }
+    // Random closed polygons after random damage: the work W = dissipated + change of the stored
+    // (secant) energy 1/2 T . delta, so W - (E_end - E_start) must not be negative; a second pass
+    // over the same polygon damages nothing more and must be elastic (W = 0).
+    for (int trial = 0; trial < 50; ++trial) {
+      PPRState s;
+      double tn0, tt0;
+      ppr_traction(p, s, u(rng) * 0.5 * p.delta_n, u(rng) * 0.5 * p.delta_t, stiffness(p), tn0, tt0);
+      std::vector<std::array<double, 2>> corners;
+      for (int k = 0; k < 5; ++k)
+        corners.push_back({u(rng) * 0.6 * p.delta_n, u(rng) * 0.6 * p.delta_t});
+      corners.push_back(corners.front());
+      for (int pass = 0; pass < 2; ++pass) {
+        double w = 0;
+        ppr_traction(p, s, corners[0][0], corners[0][1], stiffness(p), tn0, tt0);
+        const double e_start = 0.5 * (tn0 * corners[0][0] + tt0 * corners[0][1]);
+        for (std::size_t leg = 0; leg + 1 < corners.size(); ++leg)
+          for (int k = 1; k <= 2000; ++k) {
+            const double f = k / 2000.0;
+            const double dn = (1 - f) * corners[leg][0] + f * corners[leg + 1][0];
+            const double dt = (1 - f) * corners[leg][1] + f * corners[leg + 1][1];
+            double tn, tt;
+            ppr_traction(p, s, dn, dt, stiffness(p), tn, tt);
+            w += 0.5 * (tn + tn0) * (corners[leg + 1][0] - corners[leg][0]) / 2000 +
+                 0.5 * (tt + tt0) * (corners[leg + 1][1] - corners[leg][1]) / 2000;
+            tn0 = tn;
+            tt0 = tt;
+          }
+        const double e_end = 0.5 * (tn0 * corners[0][0] + tt0 * corners[0][1]);
+        EXPECT_GE(w - (e_end - e_start), -1e-4 * p.phi_n) << "trial " << trial << " pass " << pass;
+        if (pass == 1) EXPECT_NEAR(w, 0.0, 1e-4 * p.phi_n) << "trial " << trial << ": the second pass is elastic";
+      }
+    }
   }
 }
 

@@ -131,6 +131,11 @@ template <int NPE> struct CohesiveTractions {
       CohesivePoint p = pts(c, q);
       double tn, tt;
       ppr_traction(law, p.history, dn, dt, stiffness, tn, tt);
+      // Contact acts between the faces of one cohesive element while they are near each other;
+      // once they have moved apart by more than a final width (fragments flying off and
+      // turning), the opening no longer measures a penetration, and there is no contact search.
+      const double reach = Kokkos::fmax(law.delta_n, law.delta_t);
+      if (dn < 0 && Jx * Jx + Jy * Jy > reach * reach) tn = 0;
       const double Tx = tn * nx + tt * tx, Ty = tn * ny + tt * ty;
       const double weight = w * Kokkos::sqrt(TX * TX + TY * TY) * mat.thickness; // reference length
       p.work += 0.5 * ((p.traction[0] + Tx) * (Jx - p.jump[0]) + (p.traction[1] + Ty) * (Jy - p.jump[1])) * weight;
@@ -592,10 +597,13 @@ Index FractureModel::check_and_insert(const DofView &u) {
     flagged = fracture_kernels::stress_check<6>(m.elem2node, m.coords, topology_, cracked_->facet2coh, crackable_,
                                                 strength_, nodal_stress_, config_.law, flags_);
   }
-  if (flagged == 0) return 0;
+  return flagged == 0 ? 0 : insert_facets(flags_);
+}
+
+Index FractureModel::insert_facets(const DeviceView<uint8_t *> &flags) {
   const Index before = cracked_->num_cohesive();
-  const Index inserted = cracked_->fracture(flags_, config_.counter);
-  after_insertion(before);
+  const Index inserted = cracked_->fracture(flags, config_.counter);
+  if (inserted > 0) after_insertion(before);
   return inserted;
 }
 

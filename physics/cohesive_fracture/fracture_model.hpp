@@ -86,6 +86,10 @@ public:
   /// Checks the facets' tractions at displacement u and inserts cohesive elements where the
   /// strength is exceeded. Returns the number inserted.
   Index check_and_insert(const DofView &u);
+  /// Inserts cohesive elements at the flagged facets (interior, intact), whatever their stress.
+  /// Returns the number inserted. Nodal fields of a driver must then be extended: a driver
+  /// built after this call sees the grown mesh from the start.
+  Index insert_facets(const DeviceView<uint8_t *> &flags);
   FractureEnergies energies(const DofView &u) const;
   /// Fragments: groups of bulk elements connected through intact facets or cohesive elements
   /// that still carry traction.

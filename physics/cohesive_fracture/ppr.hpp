@@ -62,34 +62,37 @@ KOKKOS_INLINE_FUNCTION double envelope_t(const PPRParams &p, double dn, double d
 }
 } // namespace ppr_detail
 
-/// Tractions (normal, tangential) at openings (dn, dt), updating the history. Loading follows the
-/// envelope; below the largest opening reached, each traction returns along the secant to the
-/// origin. `stiffness` (traction per opening) is the penalty against a negative normal opening
-/// (shear then sees dn = 0) and the slope of the initial shear branch: the extrinsic envelope
-/// starts at tau_max for either sign of dt, which would make T_t flip by 2 tau_max as dt crosses
-/// zero in a mode-I opening, so the shear secant never starts below dt0 = tau_max / stiffness
-/// (at most delta_t / 2). That branch costs about tau_max dt0 / 2 of phi_t. Both are unbounded
-/// in explicit dynamics only if stiffer than the bulk: callers scale them with the element.
+/// Tractions (normal, tangential) at openings (dn, dt), updating the history. On the loading
+/// path (each opening at its largest so far) the tractions are the envelope's. Otherwise each
+/// traction follows the secant to the origin, and the coupling between the modes uses the
+/// largest openings reached, not the current ones: a crack that failed in tension does not
+/// regain shear strength when it closes. With the history fixed the law is then two uncoupled
+/// linear springs, so no closed path of openings can give energy back beyond what was stored
+/// (the paper's coupling through the current openings can, and did in fragmentation runs).
+///
+/// `stiffness` (traction per opening) is the penalty against a negative normal opening and the
+/// slope of the initial shear branch: the extrinsic envelope starts at tau_max for either sign of
+/// dt, which would make T_t flip by 2 tau_max as dt crosses zero in a mode-I opening, so the
+/// shear secant never starts below dt0 = tau_max / stiffness (at most delta_t / 2), which costs
+/// about tau_max dt0 / 2 of phi_t. Both are unstable in explicit dynamics only if stiffer than
+/// the bulk: callers scale them with the element.
 KOKKOS_INLINE_FUNCTION void ppr_traction(const PPRParams &p, PPRState &s, double dn, double dt, double stiffness,
                                          double &tn, double &tt) {
-  const double dt_abs = Kokkos::abs(dt), dn_pos = dn > 0 ? dn : 0.0;
-  if (dn_pos > s.max_n) s.max_n = dn_pos;
+  const double dt_abs = Kokkos::abs(dt);
+  if (dn > s.max_n) s.max_n = dn;
   if (dt_abs > s.max_t) s.max_t = dt_abs;
-  // Normal: envelope at the largest opening, scaled along the secant when below it.
+  const double mn = s.max_n, mt = s.max_t;
+  // Normal: the envelope at the largest openings, scaled along the secant below them.
   if (dn < 0)
     tn = stiffness * dn;
-  else if (dn >= s.max_n)
-    tn = ppr_detail::envelope_n(p, dn, dt_abs);
+  else if (mn > 0)
+    tn = ppr_detail::envelope_n(p, mn, mt) * (dn / mn);
   else
-    tn = ppr_detail::envelope_n(p, s.max_n, dt_abs) * dn / s.max_n;
+    tn = ppr_detail::envelope_n(p, 0.0, mt);
   // Tangential likewise in |dt|, with the sign of dt.
   const double dt0 = Kokkos::fmin(p.tau_max / stiffness, 0.5 * p.delta_t);
-  const double ref = s.max_t > dt0 ? s.max_t : dt0;
-  double t_abs;
-  if (dt_abs >= ref)
-    t_abs = ppr_detail::envelope_t(p, dn_pos, dt_abs);
-  else
-    t_abs = ppr_detail::envelope_t(p, dn_pos, ref) * dt_abs / ref;
+  const double ref = mt > dt0 ? mt : dt0;
+  const double t_abs = ppr_detail::envelope_t(p, mn, ref) * (dt_abs / ref);
   tt = dt >= 0 ? t_abs : -t_abs;
 }
 

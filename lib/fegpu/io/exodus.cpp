@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 namespace fegpu {
 
@@ -60,6 +61,9 @@ std::string ExodusWriter::series_name(const std::string &base, int index) {
 ExodusWriter::ExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title)
     : base_(std::move(path)), title_(std::move(title)), vars_(std::move(vars)) {
   ex_opts(0); // errors are reported through exceptions, not printed by the library
+  // Later files of an earlier run's series would be read as part of this one: remove them.
+  for (int i = 2; std::filesystem::exists(series_name(base_, i)); ++i)
+    std::filesystem::remove(series_name(base_, i));
   open(mesh);
 }
 

@@ -164,7 +164,8 @@ void check_counts(int a, int b, const char *what) {
 
 } // namespace
 
-HostMesh generate_rectangle(ElementType type, int nx, int ny, double lx, double ly, double x0, double y0) {
+HostMesh generate_rectangle(ElementType type, int nx, int ny, double lx, double ly, double x0, double y0,
+                            bool alternate) {
   check_counts(nx, ny, "rectangle");
   HostMesh h;
   h.type = type;
@@ -174,7 +175,7 @@ HostMesh generate_rectangle(ElementType type, int nx, int ny, double lx, double 
     for (int I = 0; I < NI; ++I)
       h.xyz.insert(h.xyz.end(), {x0 + lx * I / (NI - 1), y0 + ly * J / (NJ - 1), 0.0});
   add_block(
-      h, nx, ny, [&](int I, int J) { return J * NI + I; }, [](int, int) { return false; },
+      h, nx, ny, [&](int I, int J) { return J * NI + I; }, [&](int i, int j) { return alternate && (i + j) % 2 == 1; },
       {"bottom", "right", "top", "left"});
   finish(h, "rectangle");
   return h;

@@ -9,8 +9,11 @@
 namespace fegpu {
 
 /// nx x ny cells on [x0, x0+lx] x [y0, y0+ly]; side and node sets left, right, bottom, top.
-/// Shell4 gives a flat plate in 3D (z = 0).
-HostMesh generate_rectangle(ElementType type, int nx, int ny, double lx, double ly, double x0 = 0, double y0 = 0);
+/// Triangles split every cell along the same diagonal, or with `alternate` along alternating
+/// diagonals (a chevron pattern with no preferred direction, for crack paths). Shell4 gives a
+/// flat plate in 3D (z = 0).
+HostMesh generate_rectangle(ElementType type, int nx, int ny, double lx, double ly, double x0 = 0, double y0 = 0,
+                            bool alternate = false);
 
 /// Ring r_in <= r <= r_out, n_theta x n_r cells, over `angle_deg` degrees (360: closed ring).
 /// Sets inner, outer (and start, end for a sector).

@@ -59,7 +59,8 @@ HostMesh read_mesh_section(const InputNode &s, const std::string &input_file, co
     const int nx = s.get_positive_int("nx"), ny = s.get_positive_int("ny");
     const double lx = s.get_positive("lx"), ly = s.get_positive("ly");
     const double x0 = s.get<double>("x0", 0.0), y0 = s.get<double>("y0", 0.0);
-    return wrap([&] { return generate_rectangle(type, nx, ny, lx, ly, x0, y0); });
+    const bool alternate = s.get_choice("diagonals", {"same", "alternate"}, "same") == "alternate";
+    return wrap([&] { return generate_rectangle(type, nx, ny, lx, ly, x0, y0, alternate); });
   }
   if (gen == "annulus") {
     const int nt = s.get_positive_int("n_theta"), nr = s.get_positive_int("n_r");

@@ -1,0 +1,79 @@
+// The full fracture time step on the seed's T6 annuli (n_theta = 3 n_r; 240,000 and 3,840,000
+// elements), one driver step per iteration:
+//   FractureStep/intact      stress check of every facet each step (strengths out of reach, so
+//                            nothing is inserted), bulk forces, update;
+//   FractureStep/fragmented  every interior facet already a cohesive element (Table A.2's
+//                            topology: 23 million nodes at 3.84 million elements), bulk and
+//                            cohesive forces each step, no check;
+//   FractureStep/elastic     the intact mesh with neither check nor cohesive forces: the
+//                            elastodynamics step the other two add to.
+// Counters: elements, nodes, cohesive elements, and the device memory of the growing arrays
+// per element.
+#include "common.hpp"
+#include "fegpu/driver/explicit.hpp"
+#include "fracture_model.hpp"
+
+using namespace fegpu;
+using namespace fegpu::cohesive;
+
+namespace {
+
+enum class Case { Intact, Fragmented, Elastic };
+
+void fracture_step(benchmark::State &state, Case which) {
+  const int n_r = static_cast<int>(state.range(0));
+  elastic::Config ec;
+  elastic::MaterialSpec m;
+  m.name = "m";
+  m.density = 1;
+  m.youngs_modulus = 1;
+  m.poissons_ratio = 0.3;
+  ec.materials = {m};
+  ec.initial_velocity[0] = "1e-3*x"; // some motion, so every kernel does real arithmetic
+  ec.initial_velocity[1] = "1e-3*y";
+  FractureConfig fc;
+  fc.law.phi_n = fc.law.phi_t = 1.0;
+  fc.law.sigma_max = fc.law.tau_max = which == Case::Intact ? 1e30 : 1.0;
+  fc.check_every = which == Case::Intact ? 1 : 1L << 40;
+  fc.counter = CounterStrategy::GlobalAtomic;
+  FractureModel model(generate_annulus(ElementType::Tri6, 3 * n_r, n_r, 0.5, 1.0), ec, fc);
+  const Topology &t = model.cracked().topology;
+  if (which == Case::Fragmented) {
+    DeviceView<uint8_t *> all("fegpu::bench::flags", t.num_facets);
+    const auto f2e = t.facet2elem;
+    Kokkos::parallel_for(
+        "fegpu::bench::flag_interior", range(0, t.num_facets), KOKKOS_LAMBDA(Index f) { all(f) = f2e(f, 1) >= 0; });
+    model.insert_facets(all);
+  }
+  PhaseTimer timer;
+  TimeConfig tc;
+  tc.end_time = 1e30; // never reached: the benchmark decides how many steps
+  tc.dt = 1e-4;
+  ExplicitDriver driver(model, tc, timer);
+  driver.step(); // first-touch allocations outside the clock
+  Kokkos::fence();
+  for (auto _ : state) {
+    driver.step();
+    Kokkos::fence();
+  }
+  const Index ne = model.bulk().mesh().num_elems();
+  state.SetItemsProcessed(state.iterations() * ne);
+  state.counters["elements"] = ne;
+  state.counters["nodes"] = model.num_nodes();
+  state.counters["cohesive"] = model.cracked().num_cohesive();
+  state.counters["bytes_per_element"] = double(model.memory_bytes()) / ne;
+}
+
+void sizes(benchmark::internal::Benchmark *b) {
+  for (int n_r : {200, 800})
+    b->Arg(n_r);
+  b->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
+} // namespace
+
+BENCHMARK_CAPTURE(fracture_step, intact, Case::Intact)->Name("FractureStep/intact")->Apply(sizes);
+BENCHMARK_CAPTURE(fracture_step, fragmented, Case::Fragmented)->Name("FractureStep/fragmented")->Apply(sizes);
+BENCHMARK_CAPTURE(fracture_step, elastic, Case::Elastic)->Name("FractureStep/elastic")->Apply(sizes);
+
+FEGPU_BENCHMARK_MAIN()
