@@ -38,7 +38,7 @@ template <int NPF> KOKKOS_INLINE_FUNCTION void facet_shape(double s, double N[NP
 /// Face 1 runs the facet the other way: its node k sits where face 0's node matched(k) does.
 KOKKOS_INLINE_FUNCTION int matched(int k) { return k < 2 ? 1 - k : 2; }
 
-constexpr ElementType tri(int npe) { return npe == 3 ? ElementType::Tri3 : ElementType::Tri6; }
+KOKKOS_INLINE_FUNCTION constexpr ElementType tri(int npe) { return npe == 3 ? ElementType::Tri3 : ElementType::Tri6; }
 
 } // namespace
 
@@ -194,7 +194,7 @@ template <int NPE> struct NodalStress {
   DeviceView<elastic::Material *> mats;
   IndexView elem_mat;
   template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
-    double x[NPE], y[NPE], ux[NPE], uy[NPE], fx[NPE], fy[NPE], s[3], min_det;
+    double x[NPE], y[NPE], ux[NPE], uy[NPE], s[3];
     for (int a = 0; a < NPE; ++a) {
       const Index n = conn(e, a);
       x[a] = xyz(n, 0);
@@ -202,8 +202,7 @@ template <int NPE> struct NodalStress {
       ux[a] = u(n, 0);
       uy[a] = u(n, 1);
     }
-    elastic::internal_force<NPE>(mats(elem_mat(e)), x, y, ux, uy, fx, fy, s);
-    const double A = elastic::area<NPE>(x, y, min_det);
+    const double A = elastic::mean_stress<NPE>(mats(elem_mat(e)), x, y, ux, uy, s);
     for (int a = 0; a < NPE; ++a) {
       const Index n = conn(e, a);
       for (int k = 0; k < 3; ++k)
@@ -228,13 +227,14 @@ void crackable(const Mesh &mesh, const Topology &t, const std::vector<uint8_t> &
   const auto conn = mesh.elem2node;
   const auto xyz = mesh.coords;
   const ElementType type = mesh.type;
+  const double x0 = box[0], x1 = box[1], y0 = box[2], y1 = box[3]; // std::array is host-only
   Kokkos::parallel_for(
       "fegpu::cohesive::crackable_facets", range(0, t.num_facets), KOKKOS_LAMBDA(Index f) {
         const Index e0 = f2e(f, 0), e1 = f2e(f, 1);
         const int l = f2l(f, 0);
         const Index a = conn(e0, facet_node(type, l, 0)), b = conn(e0, facet_node(type, l, 1));
         const double mx = 0.5 * (xyz(a, 0) + xyz(b, 0)), my = 0.5 * (xyz(a, 1) + xyz(b, 1));
-        out(f) = e1 >= 0 && ok(e0) && ok(e1) && mx >= box[0] && mx <= box[1] && my >= box[2] && my <= box[3];
+        out(f) = e1 >= 0 && ok(e0) && ok(e1) && mx >= x0 && mx <= x1 && my >= y0 && my <= y1;
       });
 }
 
@@ -246,17 +246,18 @@ void notch_facets(const Mesh &mesh, const Topology &t, const std::array<double, 
   const auto conn = mesh.elem2node;
   const auto xyz = mesh.coords;
   const ElementType type = mesh.type;
+  const double sx = seg[0], sy = seg[1], dx = seg[2] - seg[0], dy = seg[3] - seg[1]; // std::array is host-only
   Kokkos::parallel_for(
       "fegpu::cohesive::notch_facets", range(0, t.num_facets), KOKKOS_LAMBDA(Index f) {
         if (f2e(f, 1) < 0) return;
         const int l = f2l(f, 0);
         const Index n[2] = {conn(f2e(f, 0), facet_node(type, l, 0)), conn(f2e(f, 0), facet_node(type, l, 1))};
-        const double dx = seg[2] - seg[0], dy = seg[3] - seg[1], len2 = dx * dx + dy * dy;
+        const double len2 = dx * dx + dy * dy;
         const double hx = xyz(n[1], 0) - xyz(n[0], 0), hy = xyz(n[1], 1) - xyz(n[0], 1);
         const double tol = 1e-6 * Kokkos::sqrt(hx * hx + hy * hy);
         bool on = true;
         for (int k = 0; k < 2; ++k) {
-          const double px = xyz(n[k], 0) - seg[0], py = xyz(n[k], 1) - seg[1];
+          const double px = xyz(n[k], 0) - sx, py = xyz(n[k], 1) - sy;
           double r = (px * dx + py * dy) / len2;
           r = r < 0 ? 0 : r > 1 ? 1 : r;
           const double ex = px - r * dx, ey = py - r * dy;
@@ -377,6 +378,14 @@ void adjacent_elements(const Coloring &col, const DeviceView<Index **> &e2f, con
       "fegpu::cohesive::adjacent_fill", range(0, ne), KOKKOS_LAMBDA(Index i) {
         if (pos(i + 1) > pos(i)) list(pos(i)) = order(i);
       });
+}
+
+/// 0, 1, ..., n - 1.
+IndexView iota(Index n) {
+  IndexView v(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::positions"), n);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::positions", range(0, n), KOKKOS_LAMBDA(Index i) { v(i) = i; });
+  return v;
 }
 
 struct EnergySums {
@@ -543,11 +552,7 @@ void FractureModel::after_insertion(Index old_cohesive) {
                                       ac.offsets_h);
   ac.num_colors = bulk_.coloring().num_colors;
   adjacent_.count = static_cast<Index>(adjacent_.elems.extent(0));
-  ac.color2elem.indices =
-      IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::positions"), adjacent_.count);
-  const IndexView positions = ac.color2elem.indices;
-  Kokkos::parallel_for(
-      "fegpu::cohesive::positions", range(0, adjacent_.count), KOKKOS_LAMBDA(Index i) { positions(i) = i; });
+  ac.color2elem.indices = fracture_kernels::iota(adjacent_.count);
   peak_bytes_ = std::max(peak_bytes_, memory_bytes());
 }
 
