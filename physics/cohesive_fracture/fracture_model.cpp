@@ -62,9 +62,65 @@ struct LawField {
 
 namespace {
 
-/// Pass 1: one thread per cohesive element. Openings at the Gauss points on the current mean
-/// facet (normal outward from face 0's element), PPR tractions, work by the trapezoidal rule, and
-/// the internal force on each face's nodes, stored in that face's own facet order.
+/// A cohesive element's facet: face 0's nodes give the reference geometry, the jump is face 1's
+/// displacement minus face 0's, and the frame (tangent t, normal n outward from face 0's
+/// counter-clockwise element) follows the current mean of the two faces.
+template <int NPE> struct CohesiveFacet {
+  static constexpr int NPF = NPE == 3 ? 2 : 3;
+  double X[NPF], Y[NPF], jx[NPF], jy[NPF], mx[NPF], my[NPF];
+  /// At point q: shape values N, weight x reference length, unit tangent, jump.
+  struct Point {
+    double N[NPF], length, tx, ty, Jx, Jy;
+    KOKKOS_INLINE_FUNCTION double nx() const { return ty; }
+    KOKKOS_INLINE_FUNCTION double ny() const { return -tx; }
+  };
+  template <class U>
+  KOKKOS_INLINE_FUNCTION CohesiveFacet(const ConnView &conn, const CoordView &xyz, const U &u,
+                                       const DeviceView<Index *[2]> &elem, const DeviceView<int *[2]> &local, Index c) {
+    constexpr ElementType type = tri(NPE);
+    const Index e0 = elem(c, 0), e1 = elem(c, 1);
+    const int f0 = local(c, 0), f1 = local(c, 1);
+    for (int k = 0; k < NPF; ++k) {
+      const Index a = conn(e0, facet_node(type, f0, k)), b = conn(e1, facet_node(type, f1, matched(k)));
+      X[k] = xyz(a, 0);
+      Y[k] = xyz(a, 1);
+      const double ua0 = u(a, 0), ua1 = u(a, 1), ub0 = u(b, 0), ub1 = u(b, 1);
+      jx[k] = ub0 - ua0;
+      jy[k] = ub1 - ua1;
+      mx[k] = X[k] + 0.5 * (ua0 + ub0);
+      my[k] = Y[k] + 0.5 * (ua1 + ub1);
+    }
+  }
+  KOKKOS_INLINE_FUNCTION Point point(int q) const {
+    Point p;
+    double s, w, dN[NPF], TX = 0, TY = 0, tx = 0, ty = 0;
+    facet_rule<NPF>(q, s, w);
+    facet_shape<NPF>(s, p.N, dN);
+    p.Jx = p.Jy = 0;
+    for (int k = 0; k < NPF; ++k) {
+      TX += dN[k] * X[k];
+      TY += dN[k] * Y[k];
+      tx += dN[k] * mx[k];
+      ty += dN[k] * my[k];
+      p.Jx += p.N[k] * jx[k];
+      p.Jy += p.N[k] * jy[k];
+    }
+    const double tl = Kokkos::sqrt(tx * tx + ty * ty);
+    p.tx = tx / tl;
+    p.ty = ty / tl;
+    p.length = w * Kokkos::sqrt(TX * TX + TY * TY);
+    return p;
+  }
+};
+
+/// Zero displacement, for the reference geometry alone.
+struct NoDisplacement {
+  KOKKOS_INLINE_FUNCTION double operator()(Index, int) const { return 0.0; }
+};
+
+/// Pass 1: one thread per cohesive element. Openings at the Gauss points, PPR tractions, work by
+/// the trapezoidal rule, and the internal force on each face's nodes, stored in that face's own
+/// facet order.
 template <int NPE> struct CohesiveTractions {
   static constexpr int NPF = NPE == 3 ? 2 : 3;
   ConnView conn;
@@ -80,76 +136,41 @@ template <int NPE> struct CohesiveTractions {
   double penalty_factor;
 
   KOKKOS_INLINE_FUNCTION void operator()(Index c) const {
-    constexpr ElementType type = tri(NPE);
-    const Index e0 = elem(c, 0), e1 = elem(c, 1);
-    const int f0 = local(c, 0), f1 = local(c, 1);
-    double X[NPF], Y[NPF], jx[NPF], jy[NPF], mx[NPF], my[NPF];
-    for (int k = 0; k < NPF; ++k) {
-      const Index a = conn(e0, facet_node(type, f0, k)), b = conn(e1, facet_node(type, f1, matched(k)));
-      X[k] = xyz(a, 0);
-      Y[k] = xyz(a, 1);
-      jx[k] = u(b, 0) - u(a, 0);
-      jy[k] = u(b, 1) - u(a, 1);
-      mx[k] = X[k] + 0.5 * (u(a, 0) + u(b, 0));
-      my[k] = Y[k] + 0.5 * (u(a, 1) + u(b, 1));
-    }
-    const elastic::Material mat = mats(elem_mat(e0));
+    const CohesiveFacet<NPE> facet(conn, xyz, u, elem, local, c);
+    const elastic::Material mat = mats(elem_mat(elem(c, 0)));
     const PPRParams law = laws(c);
+    typename CohesiveFacet<NPE>::Point pt[NPF];
     double length = 0;
     for (int q = 0; q < NPF; ++q) {
-      double s, w, N[NPF], dN[NPF], TX = 0, TY = 0;
-      facet_rule<NPF>(q, s, w);
-      facet_shape<NPF>(s, N, dN);
-      for (int k = 0; k < NPF; ++k) {
-        TX += dN[k] * X[k];
-        TY += dN[k] * Y[k];
-      }
-      length += w * Kokkos::sqrt(TX * TX + TY * TY);
+      pt[q] = facet.point(q);
+      length += pt[q].length;
     }
     // Contact penalty and initial shear slope: as stiff as the bulk across one facet length, which
     // keeps the explicit step stable.
     const double stiffness = penalty_factor * mat.p_modulus() / length;
+    const double reach = Kokkos::fmax(law.delta_n, law.delta_t);
     double F[NPF][2] = {};
     for (int q = 0; q < NPF; ++q) {
-      double s, w, N[NPF], dN[NPF];
-      facet_rule<NPF>(q, s, w);
-      facet_shape<NPF>(s, N, dN);
-      double TX = 0, TY = 0, tx = 0, ty = 0, Jx = 0, Jy = 0;
-      for (int k = 0; k < NPF; ++k) {
-        TX += dN[k] * X[k];
-        TY += dN[k] * Y[k];
-        tx += dN[k] * mx[k];
-        ty += dN[k] * my[k];
-        Jx += N[k] * jx[k];
-        Jy += N[k] * jy[k];
-      }
-      const double tl = Kokkos::sqrt(tx * tx + ty * ty);
-      tx /= tl;
-      ty /= tl;
-      const double nx = ty, ny = -tx; // face 0's element is counter-clockwise: outward normal
-      const double dn = Jx * nx + Jy * ny, dt = Jx * tx + Jy * ty;
+      const auto &g = pt[q];
+      const double dn = g.Jx * g.nx() + g.Jy * g.ny(), dt = g.Jx * g.tx + g.Jy * g.ty;
       CohesivePoint p = pts(c, q);
       double tn, tt;
       ppr_traction(law, p.history, dn, dt, stiffness, tn, tt);
       // Contact acts between the faces of one cohesive element while they are near each other;
       // once they have moved apart by more than a final width (fragments flying off and
       // turning), the opening no longer measures a penetration, and there is no contact search.
-      const double reach = Kokkos::fmax(law.delta_n, law.delta_t);
-      if (dn < 0 && Jx * Jx + Jy * Jy > reach * reach) tn = 0;
-      const double Tx = tn * nx + tt * tx, Ty = tn * ny + tt * ty;
-      const double weight = w * Kokkos::sqrt(TX * TX + TY * TY) * mat.thickness; // reference length
-      p.work += 0.5 * ((p.traction[0] + Tx) * (Jx - p.jump[0]) + (p.traction[1] + Ty) * (Jy - p.jump[1])) * weight;
-      p.jump[0] = Jx;
-      p.jump[1] = Jy;
+      if (dn < 0 && g.Jx * g.Jx + g.Jy * g.Jy > reach * reach) tn = 0;
+      const double Tx = tn * g.nx() + tt * g.tx, Ty = tn * g.ny() + tt * g.ty;
+      const double weight = g.length * mat.thickness;
+      p.work += 0.5 * ((p.traction[0] + Tx) * (g.Jx - p.jump[0]) + (p.traction[1] + Ty) * (g.Jy - p.jump[1])) * weight;
+      p.jump[0] = g.Jx;
+      p.jump[1] = g.Jy;
       p.traction[0] = Tx;
       p.traction[1] = Ty;
-      p.weight = weight;
-      p.dn = dn;
-      p.dt = dt;
       pts(c, q) = p;
       for (int k = 0; k < NPF; ++k) {
-        F[k][0] += N[k] * Tx * weight;
-        F[k][1] += N[k] * Ty * weight;
+        F[k][0] += g.N[k] * Tx * weight;
+        F[k][1] += g.N[k] * Ty * weight;
       }
     }
     // The traction pulls face 0 towards face 1 and face 1 back: internal forces -F and +F.
@@ -408,19 +429,23 @@ template <> struct Kokkos::reduction_identity<fegpu::cohesive::fracture_kernels:
 namespace fegpu::cohesive {
 namespace fracture_kernels {
 
-EnergySums cohesive_sums(const DeviceView<CohesivePoint **> &pts, Index n, const DeviceView<Index *[2]> &elem,
+template <int NPE>
+EnergySums cohesive_sums(const ConnView &conn, const CoordView &xyz, const DeviceView<CohesivePoint **> &pts, Index n,
+                         const DeviceView<Index *[2]> &elem, const DeviceView<int *[2]> &local,
                          const DeviceView<elastic::Material *> &mats, const IndexView &em) {
-  const int nq = static_cast<int>(pts.extent(1));
+  constexpr int nq = NPE == 3 ? 2 : 3;
   EnergySums total;
   Kokkos::parallel_reduce(
       "fegpu::cohesive::energy_sums", range(0, n),
       KOKKOS_LAMBDA(Index c, EnergySums & s) {
         const double th = mats(em(elem(c, 0))).thickness;
+        const CohesiveFacet<NPE> facet(conn, xyz, NoDisplacement{}, elem, local, c);
         for (int q = 0; q < nq; ++q) {
           const CohesivePoint &p = pts(c, q);
+          const double length = facet.point(q).length;
           s.work += p.work;
-          s.recoverable += 0.5 * (p.traction[0] * p.jump[0] + p.traction[1] * p.jump[1]) * p.weight;
-          s.length += p.weight / th;
+          s.recoverable += 0.5 * (p.traction[0] * p.jump[0] + p.traction[1] * p.jump[1]) * length * th;
+          s.length += length;
         }
       },
       Kokkos::Sum<EnergySums>(total));
@@ -454,18 +479,20 @@ DeviceView<uint8_t *> separated(const IndexView &facet2coh, const DeviceView<Coh
 
 /// Per cohesive element: mean normal and tangential opening, largest damage, and the QUAD4 of
 /// its corner nodes (face 0's corners, then face 1's in reverse) for output.
-template <int NPE>
-void cohesive_output(const ConnView &conn, const DeviceView<Index *[2]> &elem, const DeviceView<int *[2]> &local,
-                     const DeviceView<CohesivePoint **> &pts, LawField laws, Index n,
+template <int NPE, class U>
+void cohesive_output(const ConnView &conn, const CoordView &xyz, const U &u, const DeviceView<Index *[2]> &elem,
+                     const DeviceView<int *[2]> &local, const DeviceView<CohesivePoint **> &pts, LawField laws, Index n,
                      const DeviceView<Real *[3]> &values, const DeviceView<Index *[4]> &quad) {
-  const int nq = static_cast<int>(pts.extent(1));
+  constexpr int nq = NPE == 3 ? 2 : 3;
   Kokkos::parallel_for(
       "fegpu::cohesive::output", range(0, n), KOKKOS_LAMBDA(Index c) {
         double dn = 0, dt = 0, d = 0;
         const PPRParams law = laws(c);
+        const CohesiveFacet<NPE> facet(conn, xyz, u, elem, local, c);
         for (int q = 0; q < nq; ++q) {
-          dn += pts(c, q).dn / nq;
-          dt += pts(c, q).dt / nq;
+          const auto g = facet.point(q);
+          dn += (g.Jx * g.nx() + g.Jy * g.ny()) / nq;
+          dt += (g.Jx * g.tx + g.Jy * g.ty) / nq;
           const double dq = ppr_damage(law, pts(c, q).history);
           d = dq > d ? dq : d;
         }
@@ -617,6 +644,16 @@ bool FractureModel::update_topology(const DofView &u, const DofView & /*v*/, dou
   return check_and_insert(u) > 0;
 }
 
+namespace {
+fracture_kernels::EnergySums cohesive_sums(const CrackedMesh &cm, const elastic::ElasticModel &bulk,
+                                           const DeviceView<CohesivePoint **> &pts) {
+  const auto f =
+      bulk.mesh().type == ElementType::Tri3 ? fracture_kernels::cohesive_sums<3> : fracture_kernels::cohesive_sums<6>;
+  return f(cm.elem2node, cm.coords, pts, cm.num_cohesive(), cm.coh2facet_elem, cm.coh2facet_local, bulk.materials(),
+           bulk.element_material());
+}
+} // namespace
+
 FractureEnergies FractureModel::energies(const DofView &u) const {
   const Index ne = bulk_.mesh().num_elems();
   DeviceView<Real *[3]> stress(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::stress"), ne);
@@ -624,18 +661,13 @@ FractureEnergies FractureModel::energies(const DofView &u) const {
   bulk_.element_stress(u, stress, energy);
   FractureEnergies e;
   e.strain = fracture_kernels::sum(energy);
-  const auto s = fracture_kernels::cohesive_sums(points_, cracked_->num_cohesive(), cracked_->coh2facet_elem,
-                                                 bulk_.materials(), bulk_.element_material());
+  const auto s = cohesive_sums(*cracked_, bulk_, points_);
   e.cohesive_work = s.work;
   e.cohesive_recoverable = s.recoverable;
   return e;
 }
 
-double FractureModel::crack_length() const {
-  return fracture_kernels::cohesive_sums(points_, cracked_->num_cohesive(), cracked_->coh2facet_elem, bulk_.materials(),
-                                         bulk_.element_material())
-      .length;
-}
+double FractureModel::crack_length() const { return cohesive_sums(*cracked_, bulk_, points_).length; }
 
 Index FractureModel::count_fragments() const {
   const auto sep = Kokkos::create_mirror_view_and_copy(
@@ -676,11 +708,13 @@ HostMesh FractureModel::output_mesh() const {
   DeviceView<Real *[3]> values("fegpu::cohesive::output_values", nc);
   DeviceView<Index *[4]> quad("fegpu::cohesive::output_quads", nc);
   if (h.type == ElementType::Tri3)
-    fracture_kernels::cohesive_output<3>(cracked_->elem2node, cracked_->coh2facet_elem, cracked_->coh2facet_local,
-                                         points_, laws(), nc, values, quad);
+    fracture_kernels::cohesive_output<3>(cracked_->elem2node, cracked_->coords, NoDisplacement{},
+                                         cracked_->coh2facet_elem, cracked_->coh2facet_local, points_, laws(), nc,
+                                         values, quad);
   else
-    fracture_kernels::cohesive_output<6>(cracked_->elem2node, cracked_->coh2facet_elem, cracked_->coh2facet_local,
-                                         points_, laws(), nc, values, quad);
+    fracture_kernels::cohesive_output<6>(cracked_->elem2node, cracked_->coords, NoDisplacement{},
+                                         cracked_->coh2facet_elem, cracked_->coh2facet_local, points_, laws(), nc,
+                                         values, quad);
   auto q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), quad);
   HostMesh::ExtraBlock b{"cohesive", 1000, "QUAD4", 4, {}};
   for (const auto &blk : h.blocks)
@@ -713,11 +747,11 @@ void FractureModel::fill_output(const DofView &u, const DofView &v, const DofVie
   DeviceView<Real *[3]> values("fegpu::cohesive::output_values", nc);
   DeviceView<Index *[4]> quad("fegpu::cohesive::output_quads", nc);
   if (bulk_.mesh().type == ElementType::Tri3)
-    fracture_kernels::cohesive_output<3>(cracked_->elem2node, cracked_->coh2facet_elem, cracked_->coh2facet_local,
-                                         points_, laws(), nc, values, quad);
+    fracture_kernels::cohesive_output<3>(cracked_->elem2node, cracked_->coords, u, cracked_->coh2facet_elem,
+                                         cracked_->coh2facet_local, points_, laws(), nc, values, quad);
   else
-    fracture_kernels::cohesive_output<6>(cracked_->elem2node, cracked_->coh2facet_elem, cracked_->coh2facet_local,
-                                         points_, laws(), nc, values, quad);
+    fracture_kernels::cohesive_output<6>(cracked_->elem2node, cracked_->coords, u, cracked_->coh2facet_elem,
+                                         cracked_->coh2facet_local, points_, laws(), nc, values, quad);
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), values);
   for (int k = 0; k < 3; ++k) {
     std::vector<double> col(ne + nc, 0.0); // and cohesive variables zero on the bulk block

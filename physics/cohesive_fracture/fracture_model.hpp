@@ -44,14 +44,13 @@ struct FractureConfig {
   std::vector<std::array<double, 4>> notches; ///< segments (x0, y0, x1, y1): cracked and traction-free at start
 };
 
-/// One cohesive integration point.
+/// One cohesive integration point: what the next step needs, nothing more (56 bytes; the
+/// geometry is recomputed from the nodes).
 struct CohesivePoint {
   PPRState history;
   double jump[2];     ///< opening vector (x, y) at the last evaluation
   double traction[2]; ///< traction vector (x, y) at the last evaluation
-  double work;        ///< work done on the point so far (trapezoidal), per unit of nothing: energy
-  double weight;      ///< Gauss weight x facet length x thickness
-  double dn, dt;      ///< normal and tangential openings at the last evaluation
+  double work;        ///< work done on the point so far (trapezoidal rule), an energy
 };
 
 /// The energy terms the driver cannot see on its own.
