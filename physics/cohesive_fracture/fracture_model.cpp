@@ -352,17 +352,59 @@ void strength_factors(const StrengthScatter &sc, const RealView &out) {
       });
 }
 
-/// origin(n): the node of the original mesh that node n was split from.
-IndexView origins(const IndexView &new2old, Index n, Index original) {
-  IndexView out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::origin"), n);
+/// out(i) = v(map(i)).
+IndexView gather(const IndexView &v, const IndexView &map) {
+  IndexView out(Kokkos::view_alloc(Kokkos::WithoutInitializing, v.label()), map.extent(0));
   Kokkos::parallel_for(
-      "fegpu::cohesive::origin", range(0, n), KOKKOS_LAMBDA(Index i) {
-        Index p = i;
-        while (p >= original)
-          p = new2old(p);
-        out(i) = p;
-      });
+      "fegpu::cohesive::gather", range(0, static_cast<Index>(map.extent(0))),
+      KOKKOS_LAMBDA(Index i) { out(i) = v(map(i)); });
   return out;
+}
+
+/// out(new_id(i)) = v(i).
+IndexView permute(const IndexView &v, const IndexView &new_id) {
+  IndexView out(Kokkos::view_alloc(Kokkos::WithoutInitializing, v.label()), v.extent(0));
+  Kokkos::parallel_for(
+      "fegpu::cohesive::permute", range(0, static_cast<Index>(v.extent(0))),
+      KOKKOS_LAMBDA(Index i) { out(new_id(i)) = v(i); });
+  return out;
+}
+
+/// A node numbering that follows the elements: nodes ordered by (the first element using them,
+/// their place in it). Each node has one such key, so the order is a permutation, the same on
+/// every run; an element's nodes end up next to each other, as in the input mesh.
+IndexView locality_order(const ConnView &conn, Index n) {
+  const Index ne = static_cast<Index>(conn.extent(0));
+  const int npe = static_cast<int>(conn.extent(1));
+  IndexView key(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::node_key"), n);
+  Kokkos::deep_copy(key, Kokkos::Experimental::finite_max_v<Index>);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::node_key", range(0, ne), KOKKOS_LAMBDA(Index e) {
+        for (int k = 0; k < npe; ++k)
+          Kokkos::atomic_min(&key(conn(e, k)), e * npe + k);
+      });
+  DeviceView<uint8_t *> used("fegpu::cohesive::key_used", static_cast<std::size_t>(ne) * npe);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::key_used", range(0, n), KOKKOS_LAMBDA(Index i) { used(key(i)) = 1; });
+  IndexView rank(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::key_rank"), ne * npe);
+  Kokkos::parallel_scan(
+      "fegpu::cohesive::key_rank", range(0, ne * npe), KOKKOS_LAMBDA(Index k, Index & r, bool final) {
+        if (final) rank(k) = r;
+        r += used(k);
+      });
+  IndexView new_id(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::new_id"), n);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::new_id", range(0, n), KOKKOS_LAMBDA(Index i) { new_id(i) = rank(key(i)); });
+  return new_id;
+}
+
+void carry(const DofView &old, const DofView &field, const IndexView &src) {
+  const int nc = static_cast<int>(field.extent(1));
+  Kokkos::parallel_for(
+      "fegpu::cohesive::carry_nodal_field", range(0, static_cast<Index>(field.extent(0))), KOKKOS_LAMBDA(Index i) {
+        for (int c = 0; c < nc; ++c)
+          field(i, c) = old(src(i), c);
+      });
 }
 
 void init_points(const DeviceView<CohesivePoint **> &pts, Index begin, Index end, bool failed, LawField laws) {
@@ -522,6 +564,7 @@ FractureModel::FractureModel(const HostMesh &mesh, elastic::Config elastic, Frac
     topology_ = build_topology(m);
   }
   cracked_ = std::make_unique<CrackedMesh>(m, topology_, bulk_.coloring());
+  origin_ = fracture_kernels::iota(m.num_nodes());
   const int nq = points_per_cohesive(m.type);
   points_ = DeviceView<CohesivePoint **>("fegpu::cohesive::points", 0, nq);
   face_force_ = DeviceView<Real *[2][3][2]>("fegpu::cohesive::face_force", 0);
@@ -550,7 +593,7 @@ FractureModel::FractureModel(const HostMesh &mesh, elastic::Config elastic, Frac
     for (const auto &seg : config_.notches)
       fracture_kernels::notch_facets(m, topology_, seg, flags_);
     if (cracked_->fracture(flags_, config_.counter) == 0) throw InputError("no facet of the mesh lies on the notch");
-    after_insertion(0);
+    after_insertion(0, m.num_nodes());
     fracture_kernels::init_points(points_, 0, cracked_->num_cohesive(), true, laws());
   }
   peak_bytes_ = memory_bytes();
@@ -558,7 +601,7 @@ FractureModel::FractureModel(const HostMesh &mesh, elastic::Config elastic, Frac
 
 LawField FractureModel::laws() const { return {config_.law, strength_, cracked_->coh2facet}; }
 
-void FractureModel::after_insertion(Index old_cohesive) {
+void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
   Kokkos::Profiling::ScopedRegion r("fegpu::cohesive::grow");
   const Index n = cracked_->num_nodes(), nc = cracked_->num_cohesive();
   // Cohesive storage follows the insertion's amortised capacity.
@@ -568,11 +611,22 @@ void FractureModel::after_insertion(Index old_cohesive) {
     Kokkos::resize(face_force_, cap);
   }
   fracture_kernels::init_points(points_, old_cohesive, nc, false, laws());
+  // Where each node takes its values from, and the input-mesh node it descends from; then, for
+  // the locality of every gather, a numbering that follows the elements.
+  IndexView src = cracked_->sources(old_nodes);
+  IndexView origin = fracture_kernels::gather(origin_, src);
+  if (config_.renumber_nodes) {
+    const IndexView new_id = fracture_kernels::locality_order(cracked_->elem2node, n);
+    cracked_->renumber_nodes(new_id);
+    src = fracture_kernels::permute(src, new_id);
+    origin = fracture_kernels::permute(origin, new_id);
+  }
+  carry_ = src;
+  origin_ = origin;
   // The bulk model continues on the split nodes, with exact-size coordinates.
   CoordView coords(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::coords"), n);
   Kokkos::deep_copy(coords, Kokkos::subview(cracked_->coords, Kokkos::make_pair(Index(0), n), Kokkos::ALL));
-  const IndexView origin = fracture_kernels::origins(cracked_->new2old, n, cracked_->num_original_nodes());
-  bulk_.set_topology(cracked_->elem2node, coords, origin);
+  bulk_.set_topology(cracked_->elem2node, coords, origin_);
   // The compacted list of bulk elements touching a cohesive element, as a colouring of its own.
   Coloring &ac = adjacent_.coloring;
   fracture_kernels::adjacent_elements(bulk_.coloring(), topology_.elem2facet, cracked_->facet2coh, adjacent_.elems,
@@ -581,6 +635,11 @@ void FractureModel::after_insertion(Index old_cohesive) {
   adjacent_.count = static_cast<Index>(adjacent_.elems.extent(0));
   ac.color2elem.indices = fracture_kernels::iota(adjacent_.count);
   peak_bytes_ = std::max(peak_bytes_, memory_bytes());
+}
+
+void FractureModel::carry_nodal_field(const DofView &old, const DofView &field) const {
+  FEGPU_CHECK(static_cast<Index>(field.extent(0)) == num_nodes(), "carry_nodal_field: one row per node");
+  fracture_kernels::carry(old, field, carry_);
 }
 
 void FractureModel::add_internal_force(const DofView &u, const DofView &f) {
@@ -633,9 +692,9 @@ Index FractureModel::check_and_insert(const DofView &u) {
 }
 
 Index FractureModel::insert_facets(const DeviceView<uint8_t *> &flags) {
-  const Index before = cracked_->num_cohesive();
+  const Index before = cracked_->num_cohesive(), nodes = cracked_->num_nodes();
   const Index inserted = cracked_->fracture(flags, config_.counter);
-  if (inserted > 0) after_insertion(before);
+  if (inserted > 0) after_insertion(before, nodes);
   return inserted;
 }
 

@@ -42,6 +42,7 @@ struct FractureConfig {
   std::vector<std::string> blocks;                               ///< blocks whose facets may crack (empty: all)
   std::array<double, 4> region = {-1e300, 1e300, -1e300, 1e300}; ///< facet midpoints must lie in x0 x1 y0 y1
   std::vector<std::array<double, 4>> notches; ///< segments (x0, y0, x1, y1): cracked and traction-free at start
+  bool renumber_nodes = true; ///< renumber nodes by element after each insertion (locality of the gathers)
 };
 
 /// One cohesive integration point: what the next step needs, nothing more (56 bytes; the
@@ -74,9 +75,7 @@ public:
   void initial_state(const DofView &u, const DofView &v) const override { bulk_.initial_state(u, v); }
   void add_internal_force(const DofView &u, const DofView &f) override;
   bool update_topology(const DofView &u, const DofView &v, double time, long step) override;
-  void extend_nodal_field(const DofView &field, Index old_count) const override {
-    cracked_->extend_nodal_field(field, old_count);
-  }
+  void carry_nodal_field(const DofView &old, const DofView &field) const override;
   HostMesh output_mesh() const override;
   ExodusVariables output_variables() const override;
   void fill_output(const DofView &u, const DofView &v, const DofView &a, std::vector<std::vector<double>> &nodal,
@@ -108,7 +107,7 @@ public:
   const RealView &strength() const { return strength_; }
 
 private:
-  void after_insertion(Index old_cohesive);
+  void after_insertion(Index old_cohesive, Index old_nodes);
   LawField laws() const;
 
   elastic::ElasticModel bulk_;
@@ -117,6 +116,8 @@ private:
   std::unique_ptr<CrackedMesh> cracked_;
   DeviceView<uint8_t *> crackable_; // (facet)
   RealView strength_;               // (facet): strength factor
+  IndexView origin_;                // (node): the node of the input mesh it descends from
+  IndexView carry_;                 // (node): its row in the numbering before the last insertion
   DeviceView<uint8_t *> flags_;     // (facet): scratch for the stress check
   DeviceView<CohesivePoint **> points_;
   DeviceView<Real *[2][3][2]> face_force_; // (cohesive, face, facet node, xy): internal force

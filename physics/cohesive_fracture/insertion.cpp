@@ -249,16 +249,40 @@ Index count_flags(const DeviceView<uint8_t *> &flag, const IndexView &facet2coh,
   return n;
 }
 
-void extend(const DofView &field, const IndexView &new2old, Index old_count, Index new_count) {
-  const int nc = static_cast<int>(field.extent(1));
+IndexView sources(const IndexView &new2old, Index old_count, Index new_count) {
+  IndexView src(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::sources"), new_count);
   Kokkos::parallel_for(
-      "fegpu::cohesive::extend_nodal_field", range(old_count, new_count), KOKKOS_LAMBDA(Index k) {
+      "fegpu::cohesive::sources", range(0, new_count), KOKKOS_LAMBDA(Index k) {
         // A node split twice in one insertion descends from another new node: climb to an old one.
-        Index p = new2old(k);
+        Index p = k;
         while (p >= old_count)
           p = new2old(p);
+        src(k) = p;
+      });
+  return src;
+}
+
+void extend(const DofView &field, const IndexView &src, Index old_count) {
+  const int nc = static_cast<int>(field.extent(1));
+  Kokkos::parallel_for(
+      "fegpu::cohesive::extend_nodal_field", range(old_count, static_cast<Index>(src.extent(0))),
+      KOKKOS_LAMBDA(Index k) {
         for (int c = 0; c < nc; ++c)
-          field(k, c) = field(p, c);
+          field(k, c) = field(src(k), c);
+      });
+}
+
+void renumber(const ConnView &conn, const CoordView &coords, const CoordView &moved, const IndexView &new_id) {
+  const int npe = static_cast<int>(conn.extent(1));
+  Kokkos::parallel_for(
+      "fegpu::cohesive::renumber_conn", range(0, static_cast<Index>(conn.extent(0))), KOKKOS_LAMBDA(Index e) {
+        for (int k = 0; k < npe; ++k)
+          conn(e, k) = new_id(conn(e, k));
+      });
+  Kokkos::parallel_for(
+      "fegpu::cohesive::renumber_coords", range(0, static_cast<Index>(new_id.extent(0))), KOKKOS_LAMBDA(Index n) {
+        for (int d = 0; d < 3; ++d)
+          moved(new_id(n), d) = coords(n, d);
       });
 }
 
@@ -302,10 +326,24 @@ void CrackedMesh::reserve(Index nodes, Index cohesive) {
   }
 }
 
+IndexView CrackedMesh::sources(Index old_count) const {
+  return insertion_kernels::sources(new2old, old_count, num_nodes_);
+}
+
+void CrackedMesh::renumber_nodes(const IndexView &new_id) {
+  Kokkos::Profiling::ScopedRegion region("fegpu::cohesive::renumber_nodes");
+  FEGPU_CHECK(static_cast<Index>(new_id.extent(0)) == num_nodes_, "renumber_nodes: one new id per node");
+  CoordView moved(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::coords"), coords.extent(0));
+  insertion_kernels::renumber(elem2node, coords, moved, new_id);
+  coords = moved;
+  insertion_kernels::identity(new2old, num_nodes_);
+  num_original_nodes_ = num_nodes_;
+}
+
 void CrackedMesh::extend_nodal_field(const DofView &field, Index old_count) const {
   FEGPU_CHECK(static_cast<Index>(field.extent(0)) >= num_nodes_,
               "extend_nodal_field: the field needs num_nodes() rows");
-  insertion_kernels::extend(field, new2old, old_count, num_nodes_);
+  insertion_kernels::extend(field, sources(old_count), old_count);
 }
 
 Index CrackedMesh::fracture(const DeviceView<uint8_t *> &facets, CounterStrategy strategy) {

@@ -44,6 +44,15 @@ public:
   /// were split from, so that no element sees a change. `field` needs num_nodes() rows.
   void extend_nodal_field(const DofView &field, Index old_count) const;
 
+  /// For every node, the node among the first `old_count` whose values it takes: itself below
+  /// old_count, else the node it was split from (climbing through nodes split twice).
+  IndexView sources(Index old_count) const;
+
+  /// Renumbers the nodes: node n becomes new_id(n) (a permutation of [0, num_nodes())), in the
+  /// connectivity and coordinates. new2old restarts from here (each node its own source), so
+  /// num_original_nodes() becomes num_nodes().
+  void renumber_nodes(const IndexView &new_id);
+
   Index num_nodes() const { return num_nodes_; }
   Index num_cohesive() const { return num_cohesive_; }
   Index num_original_nodes() const { return num_original_nodes_; }

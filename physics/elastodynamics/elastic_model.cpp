@@ -107,12 +107,10 @@ IndexView grow_node_set(const IndexView &original, const IndexView &origin, Inde
   return out;
 }
 
-GlobalIdView grow_ids(const GlobalIdView &old, Index n, GlobalId first_new) {
-  const Index old_n = static_cast<Index>(old.extent(0));
+GlobalIdView sequential_ids(Index n) {
   GlobalIdView ids(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::node_gid"), n);
   Kokkos::parallel_for(
-      "fegpu::elastic::grow_node_ids", range(0, n),
-      KOKKOS_LAMBDA(Index i) { ids(i) = i < old_n ? old(i) : first_new + (i - old_n); });
+      "fegpu::elastic::sequential_node_ids", range(0, n), KOKKOS_LAMBDA(Index i) { ids(i) = i + 1; });
   return ids;
 }
 
@@ -208,9 +206,6 @@ ElasticModel::ElasticModel(const HostMesh &mesh, Config config) : host_mesh_(mes
   original_nodes_ = mesh_.num_nodes();
   for (const auto &ns : mesh_.node_sets)
     original_node_sets_.push_back(ns.nodes);
-  for (GlobalId g : mesh.node_gid)
-    max_node_gid_ = std::max(max_node_gid_, g);
-  if (mesh.node_gid.empty()) max_node_gid_ = original_nodes_;
   compute_mass();
 }
 
@@ -228,10 +223,10 @@ void ElasticModel::compute_mass() {
 void ElasticModel::set_topology(const ConnView &elem2node, const CoordView &coords, const IndexView &origin) {
   FEGPU_CHECK(elem2node.extent(0) == mesh_.elem2node.extent(0) && coords.extent(0) == origin.extent(0),
               "set_topology: one connectivity row per element and one origin per node");
-  const Index old_n = mesh_.num_nodes(), n = static_cast<Index>(coords.extent(0));
+  const Index n = static_cast<Index>(coords.extent(0));
   mesh_.elem2node = elem2node;
   mesh_.coords = coords;
-  mesh_.node_gid = kernels::grow_ids(mesh_.node_gid, n, max_node_gid_ + 1 + (old_n - original_nodes_));
+  mesh_.node_gid = kernels::sequential_ids(n);
   for (std::size_t k = 0; k < mesh_.node_sets.size(); ++k)
     mesh_.node_sets[k].nodes = kernels::grow_node_set(original_node_sets_[k], origin, original_nodes_);
   compute_mass();

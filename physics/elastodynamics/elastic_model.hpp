@@ -61,9 +61,9 @@ public:
 
   /// Continues on a mesh whose nodes were split (cohesive fracture): new connectivity and
   /// coordinates (one row per node), and origin(n), the node of the original mesh that n came
-  /// from. Node sets grow to hold every node split from a member, new nodes take global ids after
-  /// the largest, and the lumped mass is recomputed. The colouring stays valid: splitting nodes
-  /// only removes sharing.
+  /// from. Node sets grow to hold every node split from a member, node global ids become 1..n
+  /// (the nodes may also have been renumbered), and the lumped mass is recomputed. The colouring stays valid: splitting
+  /// nodes only removes sharing.
   void set_topology(const ConnView &elem2node, const CoordView &coords, const IndexView &origin);
 
   /// Area-averaged element stress (xx, yy, xy) and strain energy at displacement u.
@@ -87,7 +87,6 @@ private:
   DofView mass_;
   std::vector<IndexView> original_node_sets_;
   Index original_nodes_ = 0;
-  GlobalId max_node_gid_ = 0;
   void compute_mass();
 };
 

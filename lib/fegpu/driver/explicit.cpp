@@ -133,14 +133,13 @@ void ExplicitDriver::setup_mass() {
 
 void ExplicitDriver::adapt_topology() {
   Kokkos::Profiling::ScopedRegion r("fegpu::driver::adapt_topology");
-  const Index old_n = static_cast<Index>(u_.extent(0)), n = model_.num_nodes();
+  const Index n = model_.num_nodes();
   const int c = model_.num_components();
   // u and v carry over (new nodes copy their parents: no element sees a change); the mass,
   // constraints, loads, forces and accelerations are recomputed on the new topology.
   for (DofView *f : {&u_, &v_}) {
     DofView g(Kokkos::view_alloc(Kokkos::WithoutInitializing, f->label()), n, c);
-    Kokkos::deep_copy(Kokkos::subview(g, Kokkos::make_pair(Index(0), old_n), Kokkos::ALL), *f);
-    model_.extend_nodal_field(g, old_n);
+    model_.carry_nodal_field(*f, g);
     *f = g;
   }
   a_ = dofs("fegpu::driver::a", n, c);

@@ -79,14 +79,15 @@ public:
   /// f += internal force at displacement u (the driver clears f beforehand).
   virtual void add_internal_force(const DofView &u, const DofView &f) = 0;
   /// Topology changes (cohesive fracture): called after every step with the new state; returns
-  /// true when the number of nodes changed. The driver then carries u and v over to the new
-  /// nodes with extend_nodal_field, re-reads the mass, constraints and loads, and recomputes the
+  /// true when the nodes changed (split, and possibly renumbered). The driver then carries u and v
+  /// over with carry_nodal_field, re-reads the mass, constraints and loads, and recomputes the
   /// forces and accelerations.
   virtual bool update_topology(const DofView & /*u*/, const DofView & /*v*/, double /*time*/, long /*step*/) {
     return false;
   }
-  /// Gives rows [old_count, num_nodes()) of a nodal field the values of the nodes they split from.
-  virtual void extend_nodal_field(const DofView & /*field*/, Index /*old_count*/) const {}
+  /// Fills `field` (num_nodes() rows) from `old` (the rows of the numbering before the last
+  /// topology change): every node takes the value of the node it came from.
+  virtual void carry_nodal_field(const DofView & /*old*/, const DofView & /*field*/) const {}
   /// Output mesh and variables (the model's global variables follow the driver's), and filling
   /// them for one output step.
   virtual HostMesh output_mesh() const = 0;
