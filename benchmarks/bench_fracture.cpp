@@ -8,8 +8,10 @@
 //   FractureStep/elastic     the intact mesh with neither check nor cohesive forces: the
 //                            elastodynamics step the other two add to.
 // The second argument picks the scatter: 0 colour by colour (deterministic, the default), 1 atomic
-// adds. Counters: elements, nodes, cohesive elements, and the device memory of the growing arrays
-// per element. FractureStep/intact_check10 checks every tenth step: the check amortised.
+// adds; the third whether nodes are renumbered after insertion. FragmentedParts times the
+// fragmented step's parts: all internal forces (bulk and cohesive), and the bulk forces alone. Counters: elements,
+// nodes, cohesive elements, and the device memory of the growing arrays per element. FractureStep/intact_check10 checks
+// every tenth step: the check amortised.
 #include "common.hpp"
 #include "fegpu/driver/explicit.hpp"
 #include "fracture_model.hpp"
@@ -20,8 +22,9 @@ using namespace fegpu::cohesive;
 namespace {
 
 enum class Case { Intact, IntactCheck10, Fragmented, Elastic };
+enum class Part { Step, Forces, BulkForces };
 
-void fracture_step(benchmark::State &state, Case which) {
+void run(benchmark::State &state, Case which, Part part) {
   const int n_r = static_cast<int>(state.range(0));
   elastic::Config ec;
   elastic::MaterialSpec m;
@@ -39,6 +42,7 @@ void fracture_step(benchmark::State &state, Case which) {
   fc.law.sigma_max = fc.law.tau_max = intact ? 1e30 : 1.0;
   fc.check_every = which == Case::Intact ? 1 : which == Case::IntactCheck10 ? 10 : 1L << 40;
   fc.counter = CounterStrategy::GlobalAtomic;
+  fc.renumber_nodes = state.range(2) != 0;
   FractureModel model(generate_annulus(ElementType::Tri6, 3 * n_r, n_r, 0.5, 1.0), ec, fc);
   const Topology &t = model.cracked().topology;
   if (which == Case::Fragmented) {
@@ -55,9 +59,16 @@ void fracture_step(benchmark::State &state, Case which) {
   ExplicitDriver driver(model, tc, timer);
   driver.step(); // first-touch allocations outside the clock
   Kokkos::fence();
+  const DofView f("fegpu::bench::f", model.num_nodes(), 2);
   for (auto _ : state) {
-    for (int k = 0; k < 10; ++k)
-      driver.step();
+    for (int k = 0; k < 10; ++k) {
+      if (part == Part::Step)
+        driver.step();
+      else if (part == Part::Forces)
+        model.add_internal_force(driver.displacement(), f);
+      else
+        model.bulk().add_internal_force(driver.displacement(), f);
+    }
     Kokkos::fence();
   }
   const Index ne = model.bulk().mesh().num_elems();
@@ -68,10 +79,20 @@ void fracture_step(benchmark::State &state, Case which) {
   state.counters["bytes_per_element"] = double(model.memory_bytes()) / ne;
 }
 
+void fracture_step(benchmark::State &state, Case which) { run(state, which, Part::Step); }
+void fracture_forces(benchmark::State &state, Part part) { run(state, Case::Fragmented, part); }
+
 void sizes(benchmark::internal::Benchmark *b) {
   for (int n_r : {200, 800})
     for (int atomic : {0, 1})
-      b->Args({n_r, atomic});
+      b->Args({n_r, atomic, 0});
+  b->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+/// The fragmented mesh's parts, atomic scatter, with and without renumbering the nodes.
+void parts(benchmark::internal::Benchmark *b) {
+  for (int n_r : {200, 800})
+    for (int renumber : {0, 1})
+      b->Args({n_r, 1, renumber});
   b->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
@@ -83,5 +104,8 @@ BENCHMARK_CAPTURE(fracture_step, intact_check10, Case::IntactCheck10)
     ->Apply(sizes);
 BENCHMARK_CAPTURE(fracture_step, fragmented, Case::Fragmented)->Name("FractureStep/fragmented")->Apply(sizes);
 BENCHMARK_CAPTURE(fracture_step, elastic, Case::Elastic)->Name("FractureStep/elastic")->Apply(sizes);
+BENCHMARK_CAPTURE(fracture_step, fragmented_parts, Case::Fragmented)->Name("FragmentedParts/step")->Apply(parts);
+BENCHMARK_CAPTURE(fracture_forces, all, Part::Forces)->Name("FragmentedParts/bulk_and_cohesive_forces")->Apply(parts);
+BENCHMARK_CAPTURE(fracture_forces, bulk, Part::BulkForces)->Name("FragmentedParts/bulk_forces")->Apply(parts);
 
 FEGPU_BENCHMARK_MAIN()

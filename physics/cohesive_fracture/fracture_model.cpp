@@ -91,6 +91,17 @@ template <int NPE> struct CohesiveFacet {
       my[k] = Y[k] + 0.5 * (ua1 + ub1);
     }
   }
+  /// Gauss weight x reference length at point q.
+  KOKKOS_INLINE_FUNCTION double reference_length(int q) const {
+    double s, w, N[NPF], dN[NPF], TX = 0, TY = 0;
+    facet_rule<NPF>(q, s, w);
+    facet_shape<NPF>(s, N, dN);
+    for (int k = 0; k < NPF; ++k) {
+      TX += dN[k] * X[k];
+      TY += dN[k] * Y[k];
+    }
+    return w * Kokkos::sqrt(TX * TX + TY * TY);
+  }
   KOKKOS_INLINE_FUNCTION Point point(int q) const {
     Point p;
     double s, w, dN[NPF], TX = 0, TY = 0, tx = 0, ty = 0;
@@ -139,19 +150,16 @@ template <int NPE> struct CohesiveTractions {
     const CohesiveFacet<NPE> facet(conn, xyz, u, elem, local, c);
     const elastic::Material mat = mats(elem_mat(elem(c, 0)));
     const PPRParams law = laws(c);
-    typename CohesiveFacet<NPE>::Point pt[NPF];
-    double length = 0;
-    for (int q = 0; q < NPF; ++q) {
-      pt[q] = facet.point(q);
-      length += pt[q].length;
-    }
+    double length = 0; // the reference facet length (a first light pass: no stack arrays)
+    for (int q = 0; q < NPF; ++q)
+      length += facet.reference_length(q);
     // Contact penalty and initial shear slope: as stiff as the bulk across one facet length, which
     // keeps the explicit step stable.
     const double stiffness = penalty_factor * mat.p_modulus() / length;
     const double reach = Kokkos::fmax(law.delta_n, law.delta_t);
     double F[NPF][2] = {};
     for (int q = 0; q < NPF; ++q) {
-      const auto &g = pt[q];
+      const auto g = facet.point(q);
       const double dn = g.Jx * g.nx() + g.Jy * g.ny(), dt = g.Jx * g.tx + g.Jy * g.ty;
       CohesivePoint p = pts(c, q);
       double tn, tt;

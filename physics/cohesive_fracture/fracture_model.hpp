@@ -42,7 +42,7 @@ struct FractureConfig {
   std::vector<std::string> blocks;                               ///< blocks whose facets may crack (empty: all)
   std::array<double, 4> region = {-1e300, 1e300, -1e300, 1e300}; ///< facet midpoints must lie in x0 x1 y0 y1
   std::vector<std::array<double, 4>> notches; ///< segments (x0, y0, x1, y1): cracked and traction-free at start
-  bool renumber_nodes = true; ///< renumber nodes by element after each insertion (locality of the gathers)
+  bool renumber_nodes = false;                ///< renumber nodes by element after each insertion (see README)
 };
 
 /// One cohesive integration point: what the next step needs, nothing more (56 bytes; the
@@ -96,6 +96,7 @@ public:
 
   const CrackedMesh &cracked() const { return *cracked_; }
   const elastic::ElasticModel &bulk() const { return bulk_; }
+  elastic::ElasticModel &bulk() { return bulk_; }
   const FractureConfig &config() const { return config_; }
   Index num_adjacent_elements() const { return adjacent_.count; }
   /// Device memory of the growing arrays (mesh, cohesive points, adjacency), and its peak.

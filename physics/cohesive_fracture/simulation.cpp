@@ -12,7 +12,7 @@
 ///     blocks: [plate]                # blocks whose facets may crack (default: all)
 ///     region: {x: [0, 1], y: [-1, 1]} # facet midpoints that may crack (default: everywhere)
 ///     notches: [[x0, y0, x1, y1]]    # segments cracked, traction-free, at the start
-///     renumber_nodes: true            # renumber nodes by element after each insertion (locality)
+///     renumber_nodes: false           # renumber nodes by element after each insertion
 #include "fegpu/core/module.hpp"
 #include "fegpu/mesh/mesh_input.hpp"
 #include "fracture_model.hpp"
@@ -73,7 +73,7 @@ FractureConfig parse_fracture(const InputNode &f, const HostMesh &mesh) {
       c.region[2 * k + 1] = range[1];
     }
   }
-  c.renumber_nodes = f.get<bool>("renumber_nodes", true);
+  c.renumber_nodes = f.get<bool>("renumber_nodes", false);
   if (f.has("notches")) {
     const InputNode list = f.child("notches");
     for (std::size_t i = 0; i < list.size(); ++i) {
