@@ -655,25 +655,21 @@ void FractureModel::add_internal_force(const DofView &u, const DofView &f) {
   const Index nc = cracked_->num_cohesive();
   if (nc == 0) return;
   Kokkos::Profiling::ScopedRegion r("fegpu::cohesive::cohesive_force");
+  if (bulk_.mesh().type == ElementType::Tri3)
+    cohesive_forces<3>(u, f);
+  else
+    cohesive_forces<6>(u, f);
+}
+
+template <int NPE> void FractureModel::cohesive_forces(const DofView &u, const DofView &f) {
   const Mesh &m = bulk_.mesh();
-  const auto scatter = bulk_.config().scatter;
-  if (m.type == ElementType::Tri3) {
-    Kokkos::parallel_for("fegpu::cohesive::tractions", range(0, nc),
-                         CohesiveTractions<3>{m.elem2node, m.coords, u, cracked_->coh2facet_elem,
+  Kokkos::parallel_for("fegpu::cohesive::tractions", range(0, cracked_->num_cohesive()),
+                       CohesiveTractions<NPE>{m.elem2node, m.coords, u, cracked_->coh2facet_elem,
                                               cracked_->coh2facet_local, points_, face_force_, bulk_.materials(),
                                               bulk_.element_material(), laws(), config_.penalty_factor});
-    scatter_elements("fegpu::cohesive::scatter", scatter, adjacent_.coloring, adjacent_.count, f,
-                     CohesiveScatter<3>{adjacent_.elems, m.elem2node, topology_.elem2facet, cracked_->facet2coh,
+  scatter_elements("fegpu::cohesive::scatter", bulk_.config().scatter, adjacent_.coloring, adjacent_.count, f,
+                   CohesiveScatter<NPE>{adjacent_.elems, m.elem2node, topology_.elem2facet, cracked_->facet2coh,
                                         cracked_->coh2facet_elem, face_force_});
-  } else {
-    Kokkos::parallel_for("fegpu::cohesive::tractions", range(0, nc),
-                         CohesiveTractions<6>{m.elem2node, m.coords, u, cracked_->coh2facet_elem,
-                                              cracked_->coh2facet_local, points_, face_force_, bulk_.materials(),
-                                              bulk_.element_material(), laws(), config_.penalty_factor});
-    scatter_elements("fegpu::cohesive::scatter", scatter, adjacent_.coloring, adjacent_.count, f,
-                     CohesiveScatter<6>{adjacent_.elems, m.elem2node, topology_.elem2facet, cracked_->facet2coh,
-                                        cracked_->coh2facet_elem, face_force_});
-  }
 }
 
 Index FractureModel::check_and_insert(const DofView &u) {

@@ -110,6 +110,8 @@ public:
 private:
   void after_insertion(Index old_cohesive, Index old_nodes);
   LawField laws() const;
+  /// The cohesive tractions and their scatter into f (functors, so a private member may launch them).
+  template <int NPE> void cohesive_forces(const DofView &u, const DofView &f);
 
   elastic::ElasticModel bulk_;
   FractureConfig config_;

@@ -262,16 +262,6 @@ IndexView sources(const IndexView &new2old, Index old_count, Index new_count) {
   return src;
 }
 
-void extend(const DofView &field, const IndexView &src, Index old_count) {
-  const int nc = static_cast<int>(field.extent(1));
-  Kokkos::parallel_for(
-      "fegpu::cohesive::extend_nodal_field", range(old_count, static_cast<Index>(src.extent(0))),
-      KOKKOS_LAMBDA(Index k) {
-        for (int c = 0; c < nc; ++c)
-          field(k, c) = field(src(k), c);
-      });
-}
-
 void renumber(const ConnView &conn, const CoordView &coords, const CoordView &moved, const IndexView &new_id) {
   const int npe = static_cast<int>(conn.extent(1));
   Kokkos::parallel_for(
@@ -338,12 +328,6 @@ void CrackedMesh::renumber_nodes(const IndexView &new_id) {
   coords = moved;
   insertion_kernels::identity(new2old, num_nodes_);
   num_original_nodes_ = num_nodes_;
-}
-
-void CrackedMesh::extend_nodal_field(const DofView &field, Index old_count) const {
-  FEGPU_CHECK(static_cast<Index>(field.extent(0)) >= num_nodes_,
-              "extend_nodal_field: the field needs num_nodes() rows");
-  insertion_kernels::extend(field, sources(old_count), old_count);
 }
 
 Index CrackedMesh::fracture(const DeviceView<uint8_t *> &facets, CounterStrategy strategy) {

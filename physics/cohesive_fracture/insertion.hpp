@@ -7,7 +7,7 @@
 /// through the adjacency: if the walk meets the boundary or an existing crack, the node splits and
 /// the walked side takes the new node; if it comes round to the other side of the facet, the node
 /// stays shared. Mid-side nodes always split. New nodes record the node they were split from in
-/// `new2old`, through which every nodal field is carried over (extend_nodal_field).
+/// `new2old`, through which every nodal field is carried over (sources()).
 #include "fegpu/mesh/coloring.hpp"
 #include "fegpu/mesh/mesh.hpp"
 #include "fegpu/mesh/topology.hpp"
@@ -39,10 +39,6 @@ public:
   /// Makes room for this many nodes and cohesive elements (fracture() grows the arrays itself,
   /// by half as much again as it needs; this is for callers that know the final size).
   void reserve(Index nodes, Index cohesive);
-
-  /// Gives the nodes created since `field` had `old_count` valid rows the values of the nodes they
-  /// were split from, so that no element sees a change. `field` needs num_nodes() rows.
-  void extend_nodal_field(const DofView &field, Index old_count) const;
 
   /// For every node, the node among the first `old_count` whose values it takes: itself below
   /// old_count, else the node it was split from (climbing through nodes split twice).

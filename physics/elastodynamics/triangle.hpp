@@ -77,6 +77,22 @@ KOKKOS_INLINE_FUNCTION void stress(const Material &m, double exx, double eyy, do
   s[2] = m.mu * gxy;
 }
 
+/// Stress (xx, yy, xy) at a point from the Cartesian shape gradients and nodal displacements;
+/// optionally the strain (xx, yy, 2xy).
+template <int NPE>
+KOKKOS_INLINE_FUNCTION void point_stress(const Material &m, const double dx[NPE], const double dy[NPE],
+                                         const double ux[NPE], const double uy[NPE], double s[3],
+                                         double *strain = nullptr) {
+  double exx = 0, eyy = 0, gxy = 0;
+  for (int a = 0; a < NPE; ++a) {
+    exx += dx[a] * ux[a];
+    eyy += dy[a] * uy[a];
+    gxy += dy[a] * ux[a] + dx[a] * uy[a];
+  }
+  stress(m, exx, eyy, gxy, s);
+  if (strain) strain[0] = exx, strain[1] = eyy, strain[2] = gxy;
+}
+
 /// Element internal force f = int B^T sigma(B u) t dA. Optionally the element's area-averaged
 /// stress (xx, yy, xy) and its strain energy.
 template <int NPE>
@@ -90,14 +106,8 @@ KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const double x[NPE
     double xi, eta, w, dx[NPE], dy[NPE];
     Rule<NPE>::point(q, xi, eta, w);
     const double det = cartesian_gradients<NPE>(xi, eta, x, y, dx, dy);
-    double exx = 0, eyy = 0, gxy = 0;
-    for (int a = 0; a < NPE; ++a) {
-      exx += dx[a] * ux[a];
-      eyy += dy[a] * uy[a];
-      gxy += dy[a] * ux[a] + dx[a] * uy[a];
-    }
-    double s[3];
-    stress(m, exx, eyy, gxy, s);
+    double s[3], e[3];
+    point_stress<NPE>(m, dx, dy, ux, uy, s, e);
     const double wd = w * det * m.thickness;
     for (int a = 0; a < NPE; ++a) {
       fx[a] += wd * (dx[a] * s[0] + dy[a] * s[2]);
@@ -106,7 +116,7 @@ KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const double x[NPE
     area += w * det;
     for (int k = 0; k < 3; ++k)
       s_sum[k] += w * det * s[k];
-    w_sum += 0.5 * wd * (s[0] * exx + s[1] * eyy + s[2] * gxy);
+    w_sum += 0.5 * wd * (s[0] * e[0] + s[1] * e[1] + s[2] * e[2]);
   }
   if (mean_stress)
     for (int k = 0; k < 3; ++k)
@@ -125,14 +135,8 @@ KOKKOS_INLINE_FUNCTION double mean_stress(const Material &m, const double x[NPE]
     double xi, eta, w, dx[NPE], dy[NPE];
     Rule<NPE>::point(q, xi, eta, w);
     const double wd = w * cartesian_gradients<NPE>(xi, eta, x, y, dx, dy);
-    double exx = 0, eyy = 0, gxy = 0;
-    for (int a = 0; a < NPE; ++a) {
-      exx += dx[a] * ux[a];
-      eyy += dy[a] * uy[a];
-      gxy += dy[a] * ux[a] + dx[a] * uy[a];
-    }
     double s[3];
-    stress(m, exx, eyy, gxy, s);
+    point_stress<NPE>(m, dx, dy, ux, uy, s);
     for (int k = 0; k < 3; ++k)
       s_mean[k] += wd * s[k];
     area += wd;
