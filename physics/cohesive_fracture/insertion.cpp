@@ -78,8 +78,10 @@ template <int NPE> struct Insert {
   }
 
   /// Returns (new nodes, new cohesive elements).
-  KOKKOS_INLINE_FUNCTION Kokkos::pair<Index, Index> operator()(Index e, bool apply, Index node_base,
-                                                               Index coh_base) const {
+  /// With `splits`, the count pass records which corners split (bit 2 f + k) and the apply pass
+  /// reuses that instead of walking again.
+  KOKKOS_INLINE_FUNCTION Kokkos::pair<Index, Index> operator()(Index e, bool apply, Index node_base, Index coh_base,
+                                                               unsigned *splits = nullptr) const {
     Index pending[3];
     int np = 0;
     Index nodes = 0, cohs = 0;
@@ -89,7 +91,10 @@ template <int NPE> struct Insert {
       const Index other = e2e(e, f);
       for (int k = 0; k < 2; ++k) {
         const Index n = conn(e, facet_node(type, f, k));
-        if (!walk(e, f, n, other, pending, np, -1)) continue;
+        const unsigned bit = 1u << (2 * f + k);
+        const bool split = apply && splits ? (*splits & bit) != 0 : walk(e, f, n, other, pending, np, -1);
+        if (!apply && splits && split) *splits |= bit;
+        if (!split) continue;
         if (apply) {
           const Index id = node_base + nodes;
           new_node(id, n);
@@ -143,9 +148,10 @@ void deterministic(const Insert<NPE> &ins, const IndexView &elems, Index begin, 
       "fegpu::cohesive::insert_deterministic", range(begin, end),
       KOKKOS_LAMBDA(Index i, int64_t & prefix, bool final) {
         const Index e = elems(i);
-        const auto need = ins(e, false, 0, 0);
+        unsigned splits = 0;
+        const auto need = ins(e, false, 0, 0, &splits);
         if (final && (need.first | need.second))
-          ins(e, true, node0 + Index(prefix >> kShift), coh0 + Index(prefix & 0xffffffffLL));
+          ins(e, true, node0 + Index(prefix >> kShift), coh0 + Index(prefix & 0xffffffffLL), &splits);
         prefix += (int64_t(need.first) << kShift) + need.second;
       },
       total);
@@ -159,11 +165,12 @@ void global_atomic(const Insert<NPE> &ins, const IndexView &elems, Index begin, 
   Kokkos::parallel_for(
       "fegpu::cohesive::insert_global_atomic", range(begin, end), KOKKOS_LAMBDA(Index i) {
         const Index e = elems(i);
-        const auto need = ins(e, false, 0, 0);
+        unsigned splits = 0;
+        const auto need = ins(e, false, 0, 0, &splits);
         if (!(need.first | need.second)) return;
         const Index nb = Kokkos::atomic_fetch_add(&counter(0), need.first);
         const Index cb = Kokkos::atomic_fetch_add(&counter(1), need.second);
-        ins(e, true, nb, cb);
+        ins(e, true, nb, cb, &splits);
       });
 }
 
@@ -171,7 +178,7 @@ void global_atomic(const Insert<NPE> &ins, const IndexView &elems, Index begin, 
 /// one thread per team then reserves the team's block with a single global atomic.
 template <int NPE>
 void team_atomic(const Insert<NPE> &ins, const IndexView &elems, Index begin, Index end,
-                 const DeviceView<Index[2]> &counter, const DeviceView<Index *[2]> &local) {
+                 const DeviceView<Index[2]> &counter, const DeviceView<Index *[3]> &local) {
   constexpr Index chunk = 256;
   const Index n = end - begin, league = (n + chunk - 1) / chunk;
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
@@ -185,9 +192,11 @@ void team_atomic(const Insert<NPE> &ins, const IndexView &elems, Index begin, In
         team.team_barrier();
         const Index first = team.league_rank() * chunk, count = first + chunk < n ? chunk : n - first;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](Index j) {
-          const auto need = ins(elems(begin + first + j), false, 0, 0);
+          unsigned splits = 0;
+          const auto need = ins(elems(begin + first + j), false, 0, 0, &splits);
           local(first + j, 0) = Kokkos::atomic_fetch_add(&shared[0], need.first);
           local(first + j, 1) = Kokkos::atomic_fetch_add(&shared[1], need.second);
+          local(first + j, 2) = static_cast<Index>(splits);
         });
         team.team_barrier();
         Kokkos::single(Kokkos::PerTeam(team), [&]() {
@@ -197,7 +206,8 @@ void team_atomic(const Insert<NPE> &ins, const IndexView &elems, Index begin, In
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](Index j) {
           const Index e = elems(begin + first + j);
-          ins(e, true, shared[2] + local(first + j, 0), shared[3] + local(first + j, 1));
+          unsigned splits = static_cast<unsigned>(local(first + j, 2));
+          ins(e, true, shared[2] + local(first + j, 0), shared[3] + local(first + j, 1), &splits);
         });
       });
 }
@@ -208,14 +218,14 @@ void run(CrackedMesh &m, const DeviceView<uint8_t *> &flag, CounterStrategy s, I
   const Coloring &col = m.coloring;
   const IndexView elems = col.color2elem.indices;
   DeviceView<Index[2]> counter("fegpu::cohesive::counter");
-  DeviceView<Index *[2]> local;
+  DeviceView<Index *[3]> local; // team path: offsets of nodes and cohesive elements, and the splits
   if (s != CounterStrategy::Deterministic) {
     auto h = Kokkos::create_mirror_view(counter);
     h(0) = nodes;
     h(1) = cohs;
     Kokkos::deep_copy(counter, h);
     if (s == CounterStrategy::TeamAtomic)
-      local = DeviceView<Index *[2]>("fegpu::cohesive::team_offsets", col.largest());
+      local = DeviceView<Index *[3]>("fegpu::cohesive::team_offsets", col.largest());
   }
   // Colour by colour: no two elements of a launch share a node, so the walks never race.
   for (int c = 0; c < col.num_colors; ++c) {
