@@ -98,14 +98,9 @@ public:
   const elastic::ElasticModel &bulk() const { return bulk_; }
   elastic::ElasticModel &bulk() { return bulk_; }
   const FractureConfig &config() const { return config_; }
-  Index num_adjacent_elements() const { return adjacent_.count; }
   /// Device memory of the growing arrays (mesh, cohesive points, adjacency), and its peak.
   std::size_t memory_bytes() const;
   std::size_t peak_memory_bytes() const { return peak_bytes_; }
-  /// Cohesive points, (cohesive element, point).
-  const DeviceView<CohesivePoint **> &points() const { return points_; }
-  /// The strength factor of each facet.
-  const RealView &strength() const { return strength_; }
 
 private:
   void after_insertion(Index old_cohesive, Index old_nodes);
