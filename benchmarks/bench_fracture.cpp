@@ -27,12 +27,7 @@ enum class Part { Step, Forces, BulkForces };
 void run(benchmark::State &state, Case which, Part part) {
   const int n_r = static_cast<int>(state.range(0));
   elastic::Config ec;
-  elastic::MaterialSpec m;
-  m.name = "m";
-  m.density = 1;
-  m.youngs_modulus = 1;
-  m.poissons_ratio = 0.3;
-  ec.materials = {m};
+  ec.materials = {elastic::isotropic(1, 1, 0.3)};
   ec.scatter = state.range(1) ? ScatterStrategy::Atomic : ScatterStrategy::Coloring;
   ec.initial_velocity[0] = "1e-3*x"; // some motion, so every kernel does real arithmetic
   ec.initial_velocity[1] = "1e-3*y";

@@ -20,12 +20,7 @@ double minimal_bytes(Index nodes, Index elems, int npe) {
 void Step(benchmark::State &state, ElementType type, ScatterStrategy scatter) {
   const HostMesh &h = bench::annulus(type, state.range(0));
   elastic::Config c;
-  elastic::MaterialSpec steel;
-  steel.name = "steel";
-  steel.density = 7850;
-  steel.youngs_modulus = 2e11;
-  steel.poissons_ratio = 0.3;
-  c.materials = {steel};
+  c.materials = {elastic::isotropic(7850, 2e11, 0.3)}; // steel
   c.scatter = scatter;
   c.initial_velocity[0] = "y";
   c.initial_velocity[1] = "-x";

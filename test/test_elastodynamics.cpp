@@ -15,16 +15,6 @@ using namespace fegpu::elastic;
 
 namespace {
 
-MaterialSpec material(double rho, double E, double nu, bool plane_stress) {
-  MaterialSpec m;
-  m.name = "m";
-  m.density = rho;
-  m.youngs_modulus = E;
-  m.poissons_ratio = nu;
-  m.plane_stress = plane_stress;
-  return m;
-}
-
 DofView host_field_to_device(const std::vector<double> &ux, const std::vector<double> &uy) {
   DofView u("u", ux.size(), 2);
   auto h = Kokkos::create_mirror_view(u);
@@ -63,7 +53,7 @@ TEST_P(PatchTest, LinearFieldGivesExactStressAndNoInteriorForce) {
       h.xyz[3 * i + 1] += d(rng);
     }
   Config c;
-  c.materials = {material(2.0, 200.0, 0.3, false)};
+  c.materials = {isotropic(2.0, 200.0, 0.3, false)};
   ElasticModel model(h, c);
   // u = a + B x with a general B.
   const double b11 = 1e-3, b12 = -4e-4, b21 = 2.5e-4, b22 = -7e-4;
@@ -104,7 +94,7 @@ TEST(Loads, ConsistentTractionSumsToTheResultant) {
   // the corner/mid-side split of each edge is 1/6, 4/6, 1/6.
   const HostMesh h = generate_rectangle(ElementType::Tri6, 4, 2, 2.0, 1.0);
   Config c;
-  c.materials = {material(1, 1, 0.25, false)};
+  c.materials = {isotropic(1, 1, 0.25, false)};
   BoundarySpec t;
   t.kind = BoundarySpec::Traction;
   t.set = "top";
@@ -134,7 +124,7 @@ TEST(Loads, ConsistentTractionSumsToTheResultant) {
 TEST(Scatter, ColoringAndAtomicAgreeAndColoringIsBitwiseRepeatable) {
   const HostMesh h = generate_disc(ElementType::Tri6, 32, 6, 1.0);
   Config c;
-  c.materials = {material(1, 10, 0.3, false)};
+  c.materials = {isotropic(1, 10, 0.3, false)};
   ElasticModel model(h, c);
   const std::size_t nn = h.xyz.size() / 3;
   std::vector<double> ux(nn), uy(nn);
@@ -171,7 +161,7 @@ TEST(Elastodynamics, BarWaveArrivesAtLOverC) {
   for (auto type : {ElementType::Tri3, ElementType::Tri6}) {
     const HostMesh h = generate_rectangle(type, nx, 2, L, 0.02);
     Config cfg;
-    cfg.materials = {material(rho, E, 0.0, true)};
+    cfg.materials = {isotropic(rho, E, 0.0, true)};
     BoundarySpec pull;
     pull.kind = BoundarySpec::Velocity;
     pull.set = "left";
@@ -222,7 +212,7 @@ std::string cantilever_mode_expression(double L) {
 std::pair<double, double> cantilever(ElementType type, int nx, int ny, double L, double H, long max_steps) {
   const HostMesh h = generate_rectangle(type, nx, ny, L, H, 0.0, -H / 2);
   Config cfg;
-  cfg.materials = {material(1.0, 1.0, 0.3, true)};
+  cfg.materials = {isotropic(1.0, 1.0, 0.3, true)};
   BoundarySpec clamp;
   clamp.kind = BoundarySpec::Displacement;
   clamp.set = "left";
@@ -270,7 +260,7 @@ TEST(Elastodynamics, CantileverFirstPeriodMatchesBeamTheory) {
 TEST(Elastodynamics, EnergyConservedOver10000Steps) {
   const HostMesh h = generate_rectangle(ElementType::Tri6, 20, 4, 1.0, 0.2);
   Config cfg;
-  cfg.materials = {material(1.0, 1.0, 0.3, false)};
+  cfg.materials = {isotropic(1.0, 1.0, 0.3, false)};
   cfg.initial_velocity[0] = "0.01*sin(pi*x)*cos(2*y)";
   cfg.initial_velocity[1] = "0.02*x*(1-x)";
   ElasticModel model(h, cfg);

@@ -19,16 +19,6 @@ using namespace fegpu::cohesive;
 
 namespace {
 
-elastic::MaterialSpec material(double rho, double E, double nu, bool plane_stress) {
-  elastic::MaterialSpec m;
-  m.name = "m";
-  m.density = rho;
-  m.youngs_modulus = E;
-  m.poissons_ratio = nu;
-  m.plane_stress = plane_stress;
-  return m;
-}
-
 elastic::BoundarySpec velocity(const std::string &set, int comp, double value) {
   elastic::BoundarySpec b;
   b.kind = elastic::BoundarySpec::Velocity;
@@ -70,7 +60,7 @@ struct Ring {
       : model(generate_annulus(type, n_theta, 3, 0.00475, 0.00525), config(v0), fracture(counter, renumber)) {}
   static elastic::Config config(double v0) {
     elastic::Config c;
-    c.materials = {material(2750, 2.75e11, 0.3, false)};
+    c.materials = {elastic::isotropic(2750, 2.75e11, 0.3, false)};
     char vx[64], vy[64];
     std::snprintf(vx, sizeof vx, "%.17g*x/sqrt(x^2+y^2)", v0);
     std::snprintf(vy, sizeof vy, "%.17g*y/sqrt(x^2+y^2)", v0);
@@ -105,7 +95,7 @@ TEST(Fracture, ModeIBarDissipatesFractureEnergyTimesArea) {
   for (auto type : {ElementType::Tri3, ElementType::Tri6}) {
     const double L = 2.0, H = 0.25, phi = 1e-4;
     elastic::Config c;
-    c.materials = {material(1.0, 1.0, 0.0, true)};
+    c.materials = {elastic::isotropic(1.0, 1.0, 0.0, true)};
     c.boundary = {velocity("left", 0, -0.01), velocity("right", 0, 0.01)};
     FractureConfig f;
     f.law = law(phi, 0.015);

@@ -31,11 +31,7 @@ TEST(Labels, EveryKernelAndAllocationIsNamed) {
     const HostMesh h = generate_disc(ElementType::Tri6, 16, 3, 1.0);
     build_topology(upload(h));
     elastic::Config c;
-    elastic::MaterialSpec m;
-    m.name = "m";
-    m.density = m.youngs_modulus = 1;
-    m.poissons_ratio = 0.3;
-    c.materials = {m};
+    c.materials = {elastic::isotropic(1, 1, 0.3)};
     elastic::BoundarySpec p;
     p.kind = elastic::BoundarySpec::Pressure;
     p.set = "outer";

@@ -440,11 +440,17 @@ void adjacent_elements(const Coloring &col, const DeviceView<Index **> &e2f, con
         const Index e = order(i);
         k += facet2coh(e2f(e, 0)) >= 0 || facet2coh(e2f(e, 1)) >= 0 || facet2coh(e2f(e, 2)) >= 0;
       });
-  auto pos_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), pos);
-  offsets.resize(col.num_colors + 1);
-  for (int c = 0; c <= col.num_colors; ++c)
-    offsets[c] = pos_h(col.offsets_h[c]);
-  list = IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::adjacent"), pos_h(ne));
+  // Only the per-colour offsets come to the host (the last is the total), not the whole scan.
+  const IndexView colour_offsets = col.color2elem.offsets;
+  IndexView at(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::adjacent_colour_offsets"),
+               col.num_colors + 1);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::adjacent_colour_offsets", range(0, col.num_colors + 1),
+      KOKKOS_LAMBDA(Index c) { at(c) = pos(colour_offsets(c)); });
+  const auto at_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), at);
+  offsets.assign(at_h.data(), at_h.data() + at_h.extent(0));
+  list =
+      IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::adjacent"), offsets[col.num_colors]);
   Kokkos::parallel_for(
       "fegpu::cohesive::adjacent_fill", range(0, ne), KOKKOS_LAMBDA(Index i) {
         if (pos(i + 1) > pos(i)) list(pos(i)) = order(i);

@@ -294,8 +294,7 @@ void identity(const IndexView &v, Index n) {
 } // namespace insertion_kernels
 
 CrackedMesh::CrackedMesh(const Mesh &mesh, const Topology &t, const Coloring &c)
-    : type(mesh.type), topology(t), coloring(c), num_nodes_(mesh.num_nodes()), num_cohesive_(0),
-      num_original_nodes_(mesh.num_nodes()) {
+    : type(mesh.type), topology(t), coloring(c), num_nodes_(mesh.num_nodes()), num_cohesive_(0) {
   FEGPU_CHECK(type == ElementType::Tri3 || type == ElementType::Tri6, "cohesive insertion needs T3 or T6");
   elem2node = ConnView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::elem2node"), mesh.num_elems(),
                        mesh.nodes_per_elem());
@@ -337,7 +336,6 @@ void CrackedMesh::renumber_nodes(const IndexView &new_id) {
   insertion_kernels::renumber(elem2node, coords, moved, new_id);
   coords = moved;
   insertion_kernels::identity(new2old, num_nodes_);
-  num_original_nodes_ = num_nodes_;
 }
 
 Index CrackedMesh::fracture(const DeviceView<uint8_t *> &facets, CounterStrategy strategy) {

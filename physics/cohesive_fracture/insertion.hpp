@@ -45,13 +45,11 @@ public:
   IndexView sources(Index old_count) const;
 
   /// Renumbers the nodes: node n becomes new_id(n) (a permutation of [0, num_nodes())), in the
-  /// connectivity and coordinates. new2old restarts from here (each node its own source), so
-  /// num_original_nodes() becomes num_nodes().
+  /// connectivity and coordinates. new2old restarts from here (each node its own source).
   void renumber_nodes(const IndexView &new_id);
 
   Index num_nodes() const { return num_nodes_; }
   Index num_cohesive() const { return num_cohesive_; }
-  Index num_original_nodes() const { return num_original_nodes_; }
 
   const ElementType type;
   ConnView elem2node;                    // (element, local node): current node ids
@@ -65,7 +63,7 @@ public:
   Coloring coloring;
 
 private:
-  Index num_nodes_, num_cohesive_, num_original_nodes_;
+  Index num_nodes_, num_cohesive_;
 };
 
 } // namespace fegpu::cohesive

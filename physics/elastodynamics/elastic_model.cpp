@@ -86,6 +86,14 @@ Material make_material(const MaterialSpec &s) {
 // generic lambda, and none in a private member.
 namespace kernels {
 
+IndexView node_dofs(const IndexView &nodes, int comp, Index num_nodes) {
+  IndexView dofs(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::constrained_dofs"), nodes.extent(0));
+  Kokkos::parallel_for(
+      "fegpu::elastic::node_dofs", range(0, static_cast<Index>(nodes.extent(0))),
+      KOKKOS_LAMBDA(Index i) { dofs(i) = comp * num_nodes + nodes(i); });
+  return dofs;
+}
+
 /// The members of a grown node set: every node whose origin is in the original set.
 IndexView grow_node_set(const IndexView &original, const IndexView &origin, Index original_nodes) {
   DeviceView<uint8_t *> member("fegpu::elastic::node_set_member", original_nodes);

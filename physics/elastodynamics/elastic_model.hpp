@@ -22,6 +22,17 @@ struct MaterialSpec {
   std::vector<std::string> blocks; ///< empty: every block
 };
 
+/// An isotropic material for every block (tests, benchmarks, programs that build a Config).
+inline MaterialSpec isotropic(double density, double youngs_modulus, double poissons_ratio, bool plane_stress = false) {
+  MaterialSpec m;
+  m.name = "material";
+  m.density = density;
+  m.youngs_modulus = youngs_modulus;
+  m.poissons_ratio = poissons_ratio;
+  m.plane_stress = plane_stress;
+  return m;
+}
+
 struct BoundarySpec {
   enum Kind { Displacement, Velocity, Traction, Pressure, Force } kind = Displacement;
   std::string set;             ///< node set (displacement, velocity, force) or side set
@@ -37,6 +48,11 @@ struct Config {
   ScatterStrategy scatter = ScatterStrategy::Coloring;
   ColoringAlgorithm coloring = ColoringAlgorithm::JonesPlassmann;
 };
+
+namespace kernels {
+/// The flat dofs (component comp * num_nodes + node) of a set of nodes.
+IndexView node_dofs(const IndexView &nodes, int comp, Index num_nodes);
+} // namespace kernels
 
 /// Reads materials, boundary_conditions, initial_conditions and solver from the input (shared by
 /// the modules built on this one); checks set and block names against the mesh.

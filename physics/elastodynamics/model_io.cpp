@@ -16,17 +16,13 @@ std::vector<Constraint> ElasticModel::constraints() const {
   const Index nn = mesh_.num_nodes();
   for (const auto &bc : config_.boundary) {
     if (bc.kind != BoundarySpec::Displacement && bc.kind != BoundarySpec::Velocity) continue;
-    const auto nodes = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh_.node_set(bc.set).nodes);
+    const IndexView nodes = mesh_.node_set(bc.set).nodes;
     for (int c : bc.components) {
       Constraint con;
       con.kind = bc.kind == BoundarySpec::Displacement ? Constraint::Displacement : Constraint::Velocity;
       con.value = bc.value[0];
       con.function = bc.function;
-      con.dofs = IndexView("fegpu::elastic::constrained_dofs", nodes.extent(0));
-      auto d = Kokkos::create_mirror_view(con.dofs);
-      for (std::size_t i = 0; i < nodes.extent(0); ++i)
-        d(i) = c * nn + nodes(i);
-      Kokkos::deep_copy(con.dofs, d);
+      con.dofs = kernels::node_dofs(nodes, c, nn); // on the device: re-read after every insertion
       out.push_back(con);
     }
   }
