@@ -1,0 +1,177 @@
+#pragma once
+/// \file mitc4.hpp
+/// The MITC4 shell element of Bathe and Dvorkin in a total Lagrangian, stress-resultant form for
+/// large displacements and rotations with small strains. Usable in kernels; no allocation.
+///
+/// Kinematics (Reissner-Mindlin, inextensible director): the shell point at thickness coordinate z
+/// is x0(xi, eta) + z d(xi, eta), with x0 and d bilinearly interpolated from the nodal positions
+/// x_k and unit directors d_k (reference: X_k, D_k). Dropping the z^2 terms of the Green-Lagrange
+/// strain (thin shell, small strain) leaves, in covariant components on (xi, eta):
+///   membrane  e_ab = (a_a . a_b - A_a . A_b) / 2,             a_a = x0,a   A_a = X0,a
+///   bending   k_ab = (a_a . d,b + a_b . d,a - A_a . D,b - A_b . D,a) / 2
+///   shear     g_a  = a_a . d - A_a . D, sampled at the edge midpoints and interpolated (MITC:
+///             g_xi from (0, -1) and (0, 1), g_eta from (-1, 0) and (1, 0)), which removes shear
+///             locking.
+/// Every measure is a difference of dot products, so a rigid motion gives exactly zero strain.
+/// Stress resultants are contravariant (the metric A^ab raises the indices):
+///   n^ab = E h / (1 - nu^2) H^abcd e_cd,  m^ab = E h^3 / (12 (1 - nu^2)) H^abcd k_cd,
+///   H^abcd = nu A^ab A^cd + (1 - nu) / 2 (A^ac A^bd + A^ad A^bc),   q^a = k G h A^ab g_b,
+/// and the internal virtual work n^ab de_ab + m^ab dk_ab + q^a dg_a, integrated with 2 x 2 Gauss
+/// points, gives the force conjugate to each node's position and to its director. A virtual
+/// rotation dtheta moves the director by dtheta x d, so the nodal moment is d x f_director.
+#include <Kokkos_Core.hpp>
+
+namespace fegpu::shell {
+
+struct Vec3 {
+  double x = 0, y = 0, z = 0;
+};
+KOKKOS_FORCEINLINE_FUNCTION Vec3 operator+(Vec3 a, Vec3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+KOKKOS_FORCEINLINE_FUNCTION Vec3 operator-(Vec3 a, Vec3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+KOKKOS_FORCEINLINE_FUNCTION Vec3 operator*(double s, Vec3 a) { return {s * a.x, s * a.y, s * a.z}; }
+KOKKOS_FORCEINLINE_FUNCTION Vec3 &operator+=(Vec3 &a, Vec3 b) {
+  a.x += b.x;
+  a.y += b.y;
+  a.z += b.z;
+  return a;
+}
+KOKKOS_FORCEINLINE_FUNCTION double dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+KOKKOS_FORCEINLINE_FUNCTION Vec3 cross(Vec3 a, Vec3 b) {
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+KOKKOS_FORCEINLINE_FUNCTION double norm(Vec3 a) { return Kokkos::sqrt(dot(a, a)); }
+
+/// Section stiffnesses of a homogeneous isotropic shell of thickness h.
+struct Section {
+  double membrane = 0; ///< E h / (1 - nu^2)
+  double bending = 0;  ///< E h^3 / (12 (1 - nu^2))
+  double shear = 0;    ///< k G h
+  double nu = 0;
+  static Section make(double E, double nu, double h, double shear_factor) {
+    return {E * h / (1 - nu * nu), E * h * h * h / (12 * (1 - nu * nu)), shear_factor * E / (2 * (1 + nu)) * h, nu};
+  }
+};
+
+/// Node k's natural coordinates: (-1,-1), (1,-1), (1,1), (-1,1).
+KOKKOS_FORCEINLINE_FUNCTION double node_xi(int k) { return (k == 1 || k == 2) ? 1.0 : -1.0; }
+KOKKOS_FORCEINLINE_FUNCTION double node_eta(int k) { return k >= 2 ? 1.0 : -1.0; }
+
+/// Contravariant resultants (n, m: 11, 12, 22) at a point of the element, for output.
+struct Resultants {
+  double n[3], m[3];
+};
+
+namespace detail {
+/// Raises the indices of a symmetric covariant tensor s (11, 12, 22) with the inverse metric h and
+/// applies the isotropic law: out^ab = c (nu h^ab tr + (1 - nu) h^ac s_cd h^db).
+KOKKOS_FORCEINLINE_FUNCTION void isotropic(const double h[3], const double s[3], double c, double nu, double out[3]) {
+  const double tr = h[0] * s[0] + 2 * h[1] * s[1] + h[2] * s[2];
+  const double t11 = h[0] * s[0] + h[1] * s[1], t12 = h[0] * s[1] + h[1] * s[2];
+  const double t21 = h[1] * s[0] + h[2] * s[1], t22 = h[1] * s[1] + h[2] * s[2];
+  out[0] = c * (nu * h[0] * tr + (1 - nu) * (t11 * h[0] + t12 * h[1]));
+  out[1] = c * (nu * h[1] * tr + (1 - nu) * (t11 * h[1] + t12 * h[2]));
+  out[2] = c * (nu * h[2] * tr + (1 - nu) * (t21 * h[1] + t22 * h[2]));
+}
+} // namespace detail
+
+/// Internal forces of one element: fx[k] is conjugate to node k's position, fd[k] to its director
+/// (subtract them from the external forces). Returns the strain energy. With `res` non-null the
+/// resultants at the element centre are written there instead (no forces).
+KOKKOS_INLINE_FUNCTION double internal_forces(const Vec3 x[4], const Vec3 d[4], const Vec3 X[4], const Vec3 D[4],
+                                              const Section &s, Vec3 fx[4], Vec3 fd[4], Resultants *res = nullptr) {
+  // Covariant transverse shear at the tying points C (0,-1), A (0,1) [xi] and B (-1,0), D (1,0)
+  // [eta]: each is an edge midpoint, where a_a is half the edge vector and d the edge average.
+  const Vec3 aC = 0.5 * (x[1] - x[0]), dC = 0.5 * (d[0] + d[1]);
+  const Vec3 aA = 0.5 * (x[2] - x[3]), dA = 0.5 * (d[2] + d[3]);
+  const Vec3 aB = 0.5 * (x[3] - x[0]), dB = 0.5 * (d[0] + d[3]);
+  const Vec3 aD = 0.5 * (x[2] - x[1]), dD = 0.5 * (d[1] + d[2]);
+  const double gC = dot(aC, dC) - 0.25 * dot(X[1] - X[0], D[0] + D[1]);
+  const double gA = dot(aA, dA) - 0.25 * dot(X[2] - X[3], D[2] + D[3]);
+  const double gB = dot(aB, dB) - 0.25 * dot(X[3] - X[0], D[0] + D[3]);
+  const double gD = dot(aD, dD) - 0.25 * dot(X[2] - X[1], D[1] + D[2]);
+  double sA = 0, sB = 0, sC = 0, sD = 0, energy = 0;
+  if (!res)
+    for (int k = 0; k < 4; ++k)
+      fx[k] = fd[k] = Vec3{};
+  const double g = res ? 0.0 : 0.57735026918962576; // 1/sqrt(3); the centre for output
+  const int npts = res ? 1 : 4;
+  for (int p = 0; p < npts; ++p) {
+    const double xi = (p == 1 || p == 2) ? g : -g, eta = p >= 2 ? g : -g;
+    double Nx[4], Ne[4];
+    for (int k = 0; k < 4; ++k) {
+      Nx[k] = 0.25 * node_xi(k) * (1 + eta * node_eta(k));
+      Ne[k] = 0.25 * node_eta(k) * (1 + xi * node_xi(k));
+    }
+    Vec3 a1, a2, b1, b2, A1, A2, B1, B2;
+    for (int k = 0; k < 4; ++k) {
+      a1 += Nx[k] * x[k], a2 += Ne[k] * x[k], b1 += Nx[k] * d[k], b2 += Ne[k] * d[k];
+      A1 += Nx[k] * X[k], A2 += Ne[k] * X[k], B1 += Nx[k] * D[k], B2 += Ne[k] * D[k];
+    }
+    const double g11 = dot(A1, A1), g12 = dot(A1, A2), g22 = dot(A2, A2), det = g11 * g22 - g12 * g12;
+    const double w = Kokkos::sqrt(det), inv[3] = {g22 / det, -g12 / det, g11 / det};
+    const double e[3] = {0.5 * (dot(a1, a1) - g11), 0.5 * (dot(a1, a2) - g12), 0.5 * (dot(a2, a2) - g22)};
+    const double kap[3] = {dot(a1, b1) - dot(A1, B1), 0.5 * (dot(a1, b2) + dot(a2, b1) - dot(A1, B2) - dot(A2, B1)),
+                           dot(a2, b2) - dot(A2, B2)};
+    double n[3], m[3];
+    detail::isotropic(inv, e, s.membrane, s.nu, n);
+    detail::isotropic(inv, kap, s.bending, s.nu, m);
+    if (res) {
+      for (int i = 0; i < 3; ++i)
+        res->n[i] = n[i], res->m[i] = m[i];
+      return 0.0;
+    }
+    const double g1 = 0.5 * (1 - eta) * gC + 0.5 * (1 + eta) * gA, g2 = 0.5 * (1 - xi) * gB + 0.5 * (1 + xi) * gD;
+    const double q1 = s.shear * (inv[0] * g1 + inv[1] * g2), q2 = s.shear * (inv[1] * g1 + inv[2] * g2);
+    energy += 0.5 * w *
+              (n[0] * e[0] + 2 * n[1] * e[1] + n[2] * e[2] + m[0] * kap[0] + 2 * m[1] * kap[1] + m[2] * kap[2] +
+               q1 * g1 + q2 * g2);
+    // Conjugate to a_1, a_2 (P) and to d,1, d,2 (Q).
+    const Vec3 P1 = n[0] * a1 + n[1] * a2 + m[0] * b1 + m[1] * b2;
+    const Vec3 P2 = n[1] * a1 + n[2] * a2 + m[1] * b1 + m[2] * b2;
+    const Vec3 Q1 = m[0] * a1 + m[1] * a2, Q2 = m[1] * a1 + m[2] * a2;
+    for (int k = 0; k < 4; ++k) {
+      fx[k] += w * (Nx[k] * P1 + Ne[k] * P2);
+      fd[k] += w * (Nx[k] * Q1 + Ne[k] * Q2);
+    }
+    sC += w * q1 * 0.5 * (1 - eta), sA += w * q1 * 0.5 * (1 + eta);
+    sB += w * q2 * 0.5 * (1 - xi), sD += w * q2 * 0.5 * (1 + xi);
+  }
+  // d g_xi^C = d a_xi^C . d^C + a_xi^C . d d^C with a_xi^C = (x1 - x0) / 2, d^C = (d0 + d1) / 2, ...
+  const Vec3 tC = (0.5 * sC) * dC, tA = (0.5 * sA) * dA, tB = (0.5 * sB) * dB, tD = (0.5 * sD) * dD;
+  fx[0] += -1.0 * (tC + tB), fx[1] += tC - tD, fx[2] += tA + tD, fx[3] += tB - tA;
+  const Vec3 rC = (0.5 * sC) * aC, rA = (0.5 * sA) * aA, rB = (0.5 * sB) * aB, rD = (0.5 * sD) * aD;
+  fd[0] += rC + rB, fd[1] += rC + rD, fd[2] += rA + rD, fd[3] += rA + rB;
+  return energy;
+}
+
+/// Consistent nodal forces of a uniform pressure p on the element's surface, acting against the
+/// normal x0,xi x x0,eta of the given geometry (current for a follower load, reference otherwise):
+/// f_k = -p sum_gauss N_k (x0,xi x x0,eta).
+KOKKOS_INLINE_FUNCTION void pressure_forces(const Vec3 x[4], double p, Vec3 f[4]) {
+  const double g = 0.57735026918962576;
+  for (int k = 0; k < 4; ++k)
+    f[k] = Vec3{};
+  for (int q = 0; q < 4; ++q) {
+    const double xi = (q == 1 || q == 2) ? g : -g, eta = q >= 2 ? g : -g;
+    Vec3 a1, a2;
+    for (int k = 0; k < 4; ++k) {
+      a1 += (0.25 * node_xi(k) * (1 + eta * node_eta(k))) * x[k];
+      a2 += (0.25 * node_eta(k) * (1 + xi * node_xi(k))) * x[k];
+    }
+    const Vec3 n = cross(a1, a2);
+    for (int k = 0; k < 4; ++k)
+      f[k] += (-p * 0.25 * (1 + xi * node_xi(k)) * (1 + eta * node_eta(k))) * n;
+  }
+}
+
+/// The director rotated by the rotation vector theta (perpendicular to d): Rodrigues' formula,
+/// renormalised so round-off does not accumulate in |d|.
+KOKKOS_INLINE_FUNCTION Vec3 rotate(Vec3 d, Vec3 theta) {
+  const double t = norm(theta);
+  if (t == 0) return d;
+  const Vec3 k = (1.0 / t) * theta;
+  const Vec3 r = Kokkos::cos(t) * d + Kokkos::sin(t) * cross(k, d) + ((1 - Kokkos::cos(t)) * dot(k, d)) * k;
+  return (1.0 / norm(r)) * r;
+}
+
+} // namespace fegpu::shell

@@ -1,0 +1,861 @@
+/// \file shell_model.cpp
+/// Set-up (mass, directors, constraints, loads, element-local copies) and the kernels of the two
+/// time-integration schemes.
+#include "shell_model.hpp"
+
+#include "fegpu/core/error.hpp"
+#include "fegpu/mesh/topology.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <type_traits>
+
+namespace fegpu::shell {
+
+namespace {
+
+// Constraint code of a node: bits 0-2 translation x, y, z prescribed; bits 3-4 rotation mode
+// (0 free, 1 fixed, 2 only about the axis axes(index)); bits 5-16 the axis index; bits 17-28 for
+// each translation component the prescribed-motion slot + 1 (0: held at zero velocity).
+constexpr int kRotFixed = 1, kRotAxis = 2, kAxisShift = 5, kAxisBits = 12, kSlotShift = 17;
+
+KOKKOS_FORCEINLINE_FUNCTION Vec3 load(const CoordView &v, Index i) { return {v(i, 0), v(i, 1), v(i, 2)}; }
+KOKKOS_FORCEINLINE_FUNCTION void store(const CoordView &v, Index i, Vec3 a) {
+  v(i, 0) = a.x;
+  v(i, 1) = a.y;
+  v(i, 2) = a.z;
+}
+KOKKOS_FORCEINLINE_FUNCTION double &comp(Vec3 &a, int i) { return i == 0 ? a.x : (i == 1 ? a.y : a.z); }
+KOKKOS_FORCEINLINE_FUNCTION double comp(const Vec3 &a, int i) { return i == 0 ? a.x : (i == 1 ? a.y : a.z); }
+
+/// One node's (or copy's) step: from the net force f and moment at t(n) to v(n+1/2), w(n+1/2),
+/// x(n+1), d(n+1); adds the node's energy terms when `count` (each node once).
+KOKKOS_INLINE_FUNCTION void advance(Vec3 &x, Vec3 &d, Vec3 &v, Vec3 &w, Vec3 f, Vec3 mom, double mt, double mr,
+                                    int code, Vec3 X, const StepParams &p, const CoordView &axes, bool count,
+                                    EnergySums &e) {
+  const double h1 = p.first_half, h2 = 0.5 * p.dt, c = p.alpha;
+  // m a + c m (v(n-1/2) + h1 a) = f
+  const Vec3 a = (1.0 / (mt * (1 + c * h1))) * (f - (c * mt) * v);
+  Vec3 vh = v + (h1 + h2) * a;
+  mom = mom - dot(mom, d) * d;
+  const Vec3 al = (1.0 / (mr * (1 + c * h1))) * (mom - (c * mr) * w);
+  Vec3 wh = w + (h1 + h2) * al;
+  if (code) {
+    for (int i = 0; i < 3; ++i)
+      if ((code >> i) & 1) {
+        const int slot = (code >> (kSlotShift + 4 * i)) & 15;
+        double target = 0;
+        if (slot)
+          target = p.displacement[slot - 1] ? (comp(X, i) + p.target[slot - 1][i] - comp(x, i)) / p.dt
+                                            : p.target[slot - 1][i];
+        comp(vh, i) = target;
+      }
+    const int rot = (code >> 3) & 3;
+    if (rot == kRotFixed) wh = Vec3{};
+    if (rot == kRotAxis) {
+      const Vec3 ax = load(axes, (code >> kAxisShift) & ((1 << kAxisBits) - 1));
+      wh = dot(wh, ax) * ax;
+    }
+  }
+  wh = wh - dot(wh, d) * d;
+  if (count) {
+    // v(n) from the motion actually taken (it differs from the free one on prescribed dofs).
+    const double r = h1 / (h1 + h2);
+    const Vec3 vn = v + r * (vh - v), wn = w + r * (wh - w);
+    e.kinetic += 0.5 * (mt * dot(vn, vn) + mr * dot(wn, wn));
+    // The damping force c m v(n) works over [t(n-1/2), t(n+1/2)]: the closing half belongs to the
+    // interval that ends now, the opening half to the next one.
+    const double close = h1 > 0 ? p.dt : 0.0;
+    e.damping_close += 0.5 * c * close * (mt * dot(vn, v) + mr * dot(wn, w));
+    e.damping_open += 0.5 * c * p.dt * (mt * dot(vn, vh) + mr * dot(wn, wh));
+    if (code & 7) { // reactions on prescribed translations: m a + c m v(n) - f
+      const Vec3 react = (mt / (h1 + h2)) * (vh - v) + (c * mt) * vn - f;
+      for (int i = 0; i < 3; ++i)
+        if ((code >> i) & 1) {
+          e.reaction_close += 0.5 * close * comp(react, i) * comp(v, i);
+          e.reaction_open += 0.5 * p.dt * comp(react, i) * comp(vh, i);
+        }
+    }
+  }
+  v = vh;
+  w = wh;
+  x += p.dt * vh;
+  d = rotate(d, p.dt * wh);
+}
+
+struct SumsReducer {
+  using value_type = EnergySums;
+  KOKKOS_INLINE_FUNCTION static void join(EnergySums &a, const EnergySums &b) {
+    a.kinetic += b.kinetic, a.strain += b.strain, a.work += b.work;
+    a.damping_open += b.damping_open, a.damping_close += b.damping_close;
+    a.reaction_open += b.reaction_open, a.reaction_close += b.reaction_close;
+  }
+  KOKKOS_INLINE_FUNCTION static void init(EnergySums &a) { a = EnergySums{}; }
+};
+
+/// The end of a node update (both schemes): the energies at t(n) become current.
+KOKKOS_INLINE_FUNCTION void close_node_update(EnergyTotals &t, const EnergySums &s, bool first) {
+  t.kinetic = s.kinetic;
+  t.strain = t.strain_next;
+  t.strain_next = 0;
+  t.external += t.work_pending + t.reaction_open + s.reaction_close;
+  t.work_pending = 0;
+  t.reaction_open = s.reaction_open;
+  t.damping += t.damping_open + s.damping_close;
+  t.damping_open = s.damping_open;
+  if (first) t.initial = t.kinetic + t.strain;
+}
+
+/// Element e's internal and pressure forces at the given geometry; adds them (f_ext - f_int and
+/// the moment d x (-f_director)) through `add(k, force, moment)` and returns the strain energy.
+/// With `old` (the positions at t(n)), also adds the pressure's work over the step to `work`.
+template <class Add>
+KOKKOS_INLINE_FUNCTION double element_forces(const Vec3 x[4], const Vec3 d[4], const Vec3 X[4], const Vec3 D[4],
+                                             const Section &s, bool follower, const StepParams &p, const Vec3 *old,
+                                             double &work, const Add &add) {
+  Vec3 fx[4], fd[4];
+  const double energy = internal_forces(x, d, X, D, s, fx, fd);
+  if (p.pressure_new != 0 || p.pressure_old != 0) {
+    Vec3 fp[4];
+    pressure_forces(follower ? x : X, p.pressure_new, fp);
+    if (old) {
+      Vec3 fo[4];
+      pressure_forces(follower ? old : X, p.pressure_old, fo);
+      for (int k = 0; k < 4; ++k)
+        work += 0.5 * dot(fo[k] + fp[k], x[k] - old[k]);
+    }
+    for (int k = 0; k < 4; ++k)
+      fx[k] = fx[k] - fp[k];
+  }
+  for (int k = 0; k < 4; ++k)
+    add(k, -1.0 * fx[k], cross(fd[k], d[k]));
+  return energy;
+}
+
+// ---- standard scheme ----
+
+template <bool Atomic> struct StandardElements : SumsReducer {
+  ConnView conn;
+  IndexView elems; // colour lists (coloured launches) or empty
+  Index offset = 0;
+  CoordView X, D, x, d, v, f, m;
+  Section s;
+  bool follower = false, with_work = false;
+  StepParams p;
+  Kokkos::View<EnergyTotals, MemSpace> totals;
+
+  KOKKOS_INLINE_FUNCTION void operator()(Index i, EnergySums &e) const {
+    const Index el = elems.extent(0) ? elems(offset + i) : i;
+    Vec3 xe[4], de[4], Xe[4], De[4], old[4];
+    Index n[4];
+    for (int k = 0; k < 4; ++k) {
+      n[k] = conn(el, k);
+      xe[k] = load(x, n[k]), de[k] = load(d, n[k]), Xe[k] = load(X, n[k]), De[k] = load(D, n[k]);
+      if (with_work) old[k] = xe[k] - p.dt * load(v, n[k]);
+    }
+    e.strain += element_forces(xe, de, Xe, De, s, follower, p, with_work ? old : nullptr, e.work,
+                               [&](int k, Vec3 force, Vec3 moment) {
+                                 if constexpr (Atomic) {
+                                   Kokkos::atomic_add(&f(n[k], 0), force.x), Kokkos::atomic_add(&f(n[k], 1), force.y);
+                                   Kokkos::atomic_add(&f(n[k], 2), force.z);
+                                   Kokkos::atomic_add(&m(n[k], 0), moment.x), Kokkos::atomic_add(&m(n[k], 1), moment.y);
+                                   Kokkos::atomic_add(&m(n[k], 2), moment.z);
+                                 } else {
+                                   store(f, n[k], load(f, n[k]) + force), store(m, n[k], load(m, n[k]) + moment);
+                                 }
+                               });
+  }
+  KOKKOS_INLINE_FUNCTION void final(EnergySums &e) const {
+    totals().strain_next += e.strain;
+    totals().work_pending += e.work;
+  }
+};
+
+struct StandardNodes : SumsReducer {
+  CoordView X, x, d, v, w, f, m, axes;
+  RealView mass, rotary;
+  IndexView code;
+  StepParams p;
+  Kokkos::View<EnergyTotals, MemSpace> totals;
+
+  KOKKOS_INLINE_FUNCTION void operator()(Index n, EnergySums &e) const {
+    Vec3 xn = load(x, n), dn = load(d, n), vn = load(v, n), wn = load(w, n);
+    advance(xn, dn, vn, wn, load(f, n), load(m, n), mass(n), rotary(n), code(n), load(X, n), p, axes, true, e);
+    store(x, n, xn), store(d, n, dn), store(v, n, vn), store(w, n, wn);
+    store(f, n, Vec3{}), store(m, n, Vec3{});
+  }
+  KOKKOS_INLINE_FUNCTION void final(EnergySums &e) const { close_node_update(totals(), e, p.first_half == 0); }
+};
+
+// ---- element-local scheme ----
+
+struct LocalStep : SumsReducer {
+  Index ne = 0;
+  int num_peers = 0;
+  CoordView X, D, x, d, v, w, f_in, m_in, f_out, m_out, axes;
+  RealView mass, rotary;
+  IndexView code;
+  Kokkos::View<Index **, Kokkos::LayoutLeft, MemSpace> peers;
+  Section s;
+  bool follower = false, update = true, with_work = false;
+  StepParams p;
+  Kokkos::View<EnergyTotals, MemSpace> totals;
+
+  KOKKOS_INLINE_FUNCTION void operator()(Index e, EnergySums &sum) const {
+    Vec3 xe[4], de[4], Xe[4], De[4], old[4];
+    for (int k = 0; k < 4; ++k) {
+      const Index c = k * ne + e;
+      xe[k] = load(x, c), de[k] = load(d, c);
+      Xe[k] = load(X, c), De[k] = load(D, c);
+      if (!update) continue;
+      // The force on this node at t(n): every copy's contribution of the previous step, in the
+      // same (ascending) order in every copy.
+      Vec3 fsum, msum;
+      for (int j = 0; j < num_peers; ++j) {
+        const Index q = peers(c, j);
+        if (q < 0) break;
+        fsum += load(f_in, q), msum += load(m_in, q);
+      }
+      old[k] = xe[k];
+      Vec3 vk = load(v, c), wk = load(w, c);
+      advance(xe[k], de[k], vk, wk, fsum, msum, mass(c), rotary(c), code(c), Xe[k], p, axes, peers(c, 0) == c, sum);
+      store(x, c, xe[k]), store(d, c, de[k]), store(v, c, vk), store(w, c, wk);
+    }
+    sum.strain += element_forces(
+        xe, de, Xe, De, s, follower, p, with_work ? old : nullptr, sum.work,
+        [&](int k, Vec3 force, Vec3 moment) { store(f_out, k * ne + e, force), store(m_out, k * ne + e, moment); });
+  }
+  KOKKOS_INLINE_FUNCTION void final(EnergySums &e) const {
+    EnergyTotals &t = totals();
+    if (update) close_node_update(t, e, p.first_half == 0);
+    t.strain_next = e.strain;
+    t.work_pending = e.work;
+  }
+};
+
+/// Nodal loads f(t) * value added to their node (or owner copy), with their work over the step.
+struct NodalLoads : SumsReducer {
+  IndexView target, index;
+  CoordView value, f, v;
+  double scale_old[16] = {}, scale_new[16] = {};
+  double dt = 0;
+  bool with_work = false;
+  Kokkos::View<EnergyTotals, MemSpace> totals;
+  KOKKOS_INLINE_FUNCTION void operator()(Index i, EnergySums &e) const {
+    const Index t = target(i);
+    const Vec3 val = load(value, i);
+    const double sn = scale_new[index(i)];
+    Kokkos::atomic_add(&f(t, 0), sn * val.x), Kokkos::atomic_add(&f(t, 1), sn * val.y);
+    Kokkos::atomic_add(&f(t, 2), sn * val.z);
+    if (with_work) e.work += 0.5 * (scale_old[index(i)] + sn) * dt * dot(val, load(v, t));
+  }
+  KOKKOS_INLINE_FUNCTION void final(EnergySums &e) const { totals().work_pending += e.work; }
+};
+
+constexpr int kMaxLoads = 16;
+
+} // namespace
+
+double Energies::balance_error() const {
+  const double scale =
+      std::max({std::abs(kinetic), std::abs(strain), std::abs(external), std::abs(damping), std::abs(initial), 1e-300});
+  return std::abs(kinetic + strain + damping - external - initial) / scale;
+}
+
+ShellModel::ShellModel(const HostMesh &mesh, Config config) : host_mesh_(mesh), config_(std::move(config)) {
+  if (mesh.type != ElementType::Shell4) throw InputError("explicit_shell needs a SHELL4 mesh");
+  const Material &mat = config_.material;
+  section_ = Section::make(mat.youngs_modulus, mat.poissons_ratio, mat.thickness, mat.shear_factor);
+  mesh_ = upload(mesh);
+  totals_ = Kokkos::View<EnergyTotals, MemSpace>("fegpu::shell::energy_totals");
+  scratch_ = Kokkos::View<EnergySums, MemSpace>("fegpu::shell::energy_scratch");
+  setup_nodes();
+  setup_constraints();
+  setup_loads();
+  if (config_.scheme == Scheme::Standard) {
+    if (config_.scatter == Scatter::Coloring)
+      coloring_ = color_elements(mesh_, build_node2elem(mesh_), config_.coloring);
+  } else {
+    setup_element_local();
+  }
+}
+
+void ShellModel::setup_nodes() {
+  Kokkos::Profiling::ScopedRegion region("fegpu::shell::setup_nodes");
+  const Index nn = mesh_.num_nodes(), ne = mesh_.num_elems();
+  X_ = mesh_.coords;
+  D_ = CoordView("fegpu::shell::D", nn);
+  mass_ = RealView("fegpu::shell::mass", nn);
+  rotary_ = RealView("fegpu::shell::rotary", nn);
+  const auto X = X_, D = D_;
+  const auto conn = mesh_.elem2node;
+  const auto mass = mass_, rotary = rotary_;
+  const double rho_h = config_.material.density * config_.material.thickness;
+  const double h2 = config_.material.thickness * config_.material.thickness / 12.0;
+  double dt_min = 0;
+  const double c = std::sqrt(config_.material.youngs_modulus /
+                             (config_.material.density * (1 - std::pow(config_.material.poissons_ratio, 2))));
+  // Element normals summed at the nodes (directors), row-sum lumped masses, and the stable step.
+  Kokkos::parallel_reduce(
+      "fegpu::shell::element_setup", range(0, ne),
+      KOKKOS_LAMBDA(Index e, double &dt) {
+        Vec3 x[4];
+        for (int k = 0; k < 4; ++k)
+          x[k] = load(X, conn(e, k));
+        const Vec3 d1 = x[2] - x[0], d2 = x[3] - x[1];
+        const Vec3 nrm = cross(d1, d2);
+        const double area = 0.5 * norm(nrm);
+        const double L = area / Kokkos::max(norm(d1), norm(d2));
+        dt = Kokkos::min(dt, L);
+        // Rotary inertia: rho h (h^2 / 12), raised to rho h A / 8 for thin elements so that the
+        // rotational modes do not limit the step (the seed's examples have h << element size).
+        const double inertia = Kokkos::max(h2, area / 8.0);
+        const double g = 0.57735026918962576;
+        for (int q = 0; q < 4; ++q) {
+          const double xi = (q == 1 || q == 2) ? g : -g, eta = q >= 2 ? g : -g;
+          Vec3 a1, a2;
+          for (int k = 0; k < 4; ++k) {
+            a1 += (0.25 * node_xi(k) * (1 + eta * node_eta(k))) * x[k];
+            a2 += (0.25 * node_eta(k) * (1 + xi * node_xi(k))) * x[k];
+          }
+          const double j = norm(cross(a1, a2));
+          for (int k = 0; k < 4; ++k) {
+            const double mk = rho_h * j * 0.25 * (1 + xi * node_xi(k)) * (1 + eta * node_eta(k));
+            Kokkos::atomic_add(&mass(conn(e, k)), mk);
+            Kokkos::atomic_add(&rotary(conn(e, k)), mk * inertia);
+          }
+        }
+        for (int k = 0; k < 4; ++k)
+          for (int i = 0; i < 3; ++i)
+            Kokkos::atomic_add(&D(conn(e, k), i), i == 0 ? nrm.x : (i == 1 ? nrm.y : nrm.z));
+      },
+      Kokkos::Min<double>(dt_min));
+  dt_critical_ = dt_min / c;
+  Kokkos::parallel_for(
+      "fegpu::shell::normalise_directors", range(0, nn), KOKKOS_LAMBDA(Index n) {
+        const Vec3 a = load(D, n);
+        store(D, n, (1.0 / norm(a)) * a);
+      });
+  x_ = CoordView("fegpu::shell::x", nn);
+  d_ = CoordView("fegpu::shell::d", nn);
+  v_ = CoordView("fegpu::shell::v", nn);
+  w_ = CoordView("fegpu::shell::w", nn);
+  f_ = CoordView("fegpu::shell::f", nn);
+  m_ = CoordView("fegpu::shell::m", nn);
+  Kokkos::deep_copy(x_, X_);
+  Kokkos::deep_copy(d_, D_);
+  const auto v = v_;
+  const auto iv = config_.initial_velocity;
+  Kokkos::parallel_for(
+      "fegpu::shell::initial_velocity", range(0, nn), KOKKOS_LAMBDA(Index n) {
+        for (int i = 0; i < 3; ++i)
+          v(n, i) = iv[i];
+      });
+}
+
+void ShellModel::setup_constraints() {
+  Kokkos::Profiling::ScopedRegion region("fegpu::shell::setup_constraints");
+  const Index nn = mesh_.num_nodes();
+  auto D = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), D_);
+  std::vector<int> code(nn, 0), rot_axes(nn, 0);
+  for (const ConstraintSpec &c : config_.constraints) {
+    int slot = 0;
+    if (c.kind != ConstraintSpec::Fixed) {
+      if (prescribed_.size() >= kMaxPrescribed)
+        throw InputError("explicit_shell: at most " + std::to_string(kMaxPrescribed) + " prescribed motions");
+      prescribed_.push_back(static_cast<int>(&c - config_.constraints.data()));
+      slot = static_cast<int>(prescribed_.size());
+    }
+    const auto nodes = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh_.node_set(c.set).nodes);
+    for (std::size_t i = 0; i < nodes.extent(0); ++i) {
+      const Index n = nodes(i);
+      for (int k = 0; k < 3; ++k) {
+        if (c.translation[k]) {
+          code[n] |= 1 << k;
+          code[n] = (code[n] & ~(15 << (kSlotShift + 4 * k))) | (slot << (kSlotShift + 4 * k));
+        }
+        if (c.rotation[k]) rot_axes[n] |= 1 << k;
+      }
+    }
+  }
+  // On a symmetry plane the surface's normal lies in the plane; the averaged element normals miss
+  // it by half an element's turn (one side only), which would also make the plane's rotation
+  // condition clamp the node.
+  bool projected = false;
+  for (const ConstraintSpec &c : config_.constraints) {
+    if (c.symmetry_normal < 0) continue;
+    projected = true;
+    const auto nodes = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh_.node_set(c.set).nodes);
+    for (std::size_t i = 0; i < nodes.extent(0); ++i) {
+      const Index n = nodes(i);
+      D(n, c.symmetry_normal) = 0;
+      const double len = std::sqrt(D(n, 0) * D(n, 0) + D(n, 1) * D(n, 1) + D(n, 2) * D(n, 2));
+      if (len < 1e-8)
+        throw InputError("explicit_shell: the shell lies in the symmetry plane of node set '" + c.set + "'");
+      for (int k = 0; k < 3; ++k)
+        D(n, k) /= len;
+    }
+  }
+  if (projected) {
+    Kokkos::deep_copy(D_, D);
+    Kokkos::deep_copy(d_, D_);
+  }
+  // Fixed global rotation axes -> the node's allowed rotations: the angular velocity lies in the
+  // tangent plane and must be orthogonal to the tangent projections t_i of the fixed axes.
+  std::vector<std::array<double, 3>> axes;
+  std::map<std::array<long long, 3>, int> axis_index;
+  for (Index n = 0; n < nn; ++n) {
+    if (!rot_axes[n]) continue;
+    const double d[3] = {D(n, 0), D(n, 1), D(n, 2)};
+    std::vector<std::array<double, 3>> t;
+    for (int k = 0; k < 3; ++k) {
+      if (!((rot_axes[n] >> k) & 1)) continue;
+      std::array<double, 3> e{};
+      e[k] = 1;
+      for (int i = 0; i < 3; ++i)
+        e[i] -= d[k] * d[i];
+      const double len = std::sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+      if (len < 1e-8) continue; // the axis is the director: a drilling rotation, not a dof
+      for (double &x : e)
+        x /= len;
+      bool parallel = false;
+      for (const auto &u : t)
+        parallel = parallel || std::abs(u[0] * e[0] + u[1] * e[1] + u[2] * e[2]) > 1 - 1e-8;
+      if (!parallel) t.push_back(e);
+    }
+    if (t.empty()) continue;
+    if (t.size() >= 2) {
+      code[n] |= kRotFixed << 3;
+      continue;
+    }
+    // Allowed: d x t.
+    std::array<double, 3> a = {d[1] * t[0][2] - d[2] * t[0][1], d[2] * t[0][0] - d[0] * t[0][2],
+                               d[0] * t[0][1] - d[1] * t[0][0]};
+    const double len = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+    for (double &x : a)
+      x /= len;
+    const std::array<long long, 3> key = {std::llround(a[0] * 1e9), std::llround(a[1] * 1e9), std::llround(a[2] * 1e9)};
+    auto it = axis_index.find(key);
+    if (it == axis_index.end()) {
+      if (axes.size() >= (1u << kAxisBits))
+        throw InputError("explicit_shell: too many distinct single-axis rotation constraints");
+      it = axis_index.emplace(key, static_cast<int>(axes.size())).first;
+      axes.push_back(a);
+    }
+    code[n] |= (kRotAxis << 3) | (it->second << kAxisShift);
+  }
+  code_ = IndexView("fegpu::shell::constraint_code", nn);
+  Kokkos::deep_copy(code_, Kokkos::View<const int *, Kokkos::HostSpace>(code.data(), nn));
+  axes_ = CoordView("fegpu::shell::rotation_axes", std::max<std::size_t>(axes.size(), 1));
+  auto ah = Kokkos::create_mirror_view(axes_);
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    for (int k = 0; k < 3; ++k)
+      ah(i, k) = axes[i][k];
+  Kokkos::deep_copy(axes_, ah);
+}
+
+void ShellModel::setup_loads() {
+  Kokkos::Profiling::ScopedRegion region("fegpu::shell::setup_loads");
+  std::vector<Index> node;
+  std::vector<double> value;
+  std::vector<Index> index;
+  int pressure_follower = -1;
+  const HostMesh &h = host_mesh_;
+  const Index nn = static_cast<Index>(h.xyz.size() / 3);
+  for (std::size_t l = 0; l < config_.loads.size(); ++l) {
+    const LoadSpec &s = config_.loads[l];
+    const auto push = [&](Index n, double scale) {
+      node.push_back(n);
+      for (int i = 0; i < 3; ++i)
+        value.push_back(s.value[i] * scale);
+      index.push_back(static_cast<Index>(l));
+    };
+    switch (s.kind) {
+    case LoadSpec::Pressure:
+      if (pressure_follower >= 0 && pressure_follower != int(s.follower))
+        throw InputError("explicit_shell: pressure loads must all be follower loads or all fixed-direction loads");
+      pressure_follower = s.follower;
+      break;
+    case LoadSpec::Force:
+      if (s.at_point) {
+        Index best = 0;
+        double best_d = 1e300;
+        for (Index n = 0; n < nn; ++n) {
+          double dd = 0;
+          for (int i = 0; i < 3; ++i)
+            dd += std::pow(h.xyz[3 * n + i] - s.point[i], 2);
+          if (dd < best_d) best_d = dd, best = n;
+        }
+        push(best, 1.0);
+      } else {
+        for (const auto &set : h.node_sets)
+          if (set.name == s.set)
+            for (Index n : set.a)
+              push(n, 1.0);
+      }
+      break;
+    case LoadSpec::EdgeTraction: {
+      // Traction (force per area of the edge's cross-section) times thickness times half the
+      // edge length on each end node.
+      for (const auto &set : h.side_sets) {
+        if (set.name != s.set) continue;
+        for (std::size_t i = 0; i < set.a.size(); ++i) {
+          const Index e = set.a[i];
+          const int f = static_cast<int>(set.b[i]);
+          const Index a = h.conn[4 * e + f], b = h.conn[4 * e + (f + 1) % 4];
+          double len = 0;
+          for (int k = 0; k < 3; ++k)
+            len += std::pow(h.xyz[3 * a + k] - h.xyz[3 * b + k], 2);
+          const double w = 0.5 * std::sqrt(len) * config_.material.thickness;
+          push(a, w);
+          push(b, w);
+        }
+      }
+      break;
+    }
+    case LoadSpec::BodyForce: {
+      auto mass = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mass_);
+      for (Index n = 0; n < nn; ++n)
+        push(n, mass(n));
+      break;
+    }
+    }
+  }
+  if (config_.loads.size() > kMaxLoads)
+    throw InputError("explicit_shell: at most " + std::to_string(kMaxLoads) + " loads");
+  const Index n = static_cast<Index>(node.size());
+  load_node_ = IndexView("fegpu::shell::load_node", n);
+  load_index_ = IndexView("fegpu::shell::load_index", n);
+  load_value_ = CoordView("fegpu::shell::load_value", n);
+  auto nh = Kokkos::create_mirror_view(load_node_);
+  auto ih = Kokkos::create_mirror_view(load_index_);
+  auto vh = Kokkos::create_mirror_view(load_value_);
+  for (Index i = 0; i < n; ++i) {
+    nh(i) = node[i], ih(i) = index[i];
+    for (int k = 0; k < 3; ++k)
+      vh(i, k) = value[3 * i + k];
+  }
+  Kokkos::deep_copy(load_node_, nh);
+  Kokkos::deep_copy(load_index_, ih);
+  Kokkos::deep_copy(load_value_, vh);
+}
+
+void ShellModel::setup_element_local() {
+  Kokkos::Profiling::ScopedRegion region("fegpu::shell::setup_element_local");
+  const Index ne = mesh_.num_elems(), nn = mesh_.num_nodes(), nc = 4 * ne;
+  const Crs n2e = build_node2elem(mesh_);
+  Copies &c = copies_;
+  const auto conn = mesh_.elem2node;
+  // The most elements at one node.
+  int valence = 0;
+  const auto off = n2e.offsets;
+  Kokkos::parallel_reduce(
+      "fegpu::shell::valence", range(0, nn),
+      KOKKOS_LAMBDA(Index n, int &v) { v = Kokkos::max(v, off(n + 1) - off(n)); }, Kokkos::Max<int>(valence));
+  c.peers = decltype(c.peers)("fegpu::shell::copy_peers", nc, valence);
+  c.node = IndexView("fegpu::shell::copy_node", nc);
+  const auto names = std::array<const char *, 6>{"X", "D", "x", "d", "v", "w"};
+  CoordView *fields[6] = {&c.X, &c.D, &c.x, &c.d, &c.v, &c.w};
+  const CoordView sources[6] = {X_, D_, x_, d_, v_, w_};
+  for (int i = 0; i < 6; ++i)
+    *fields[i] = CoordView(std::string("fegpu::shell::copy_") + names[i], nc);
+  for (int b = 0; b < 2; ++b) {
+    c.f[b] = CoordView("fegpu::shell::copy_f", nc);
+    c.m[b] = CoordView("fegpu::shell::copy_m", nc);
+  }
+  c.mass = RealView("fegpu::shell::copy_mass", nc);
+  c.rotary = RealView("fegpu::shell::copy_rotary", nc);
+  c.code = IndexView("fegpu::shell::copy_code", nc);
+  owner_copy_ = IndexView("fegpu::shell::owner_copy", nn);
+  const auto idx = n2e.indices;
+  const auto peers = c.peers;
+  const IndexView node = c.node, code = c.code, code_n = code_, owner = owner_copy_;
+  const RealView cm = c.mass, cr = c.rotary, mass = mass_, rotary = rotary_;
+  const CoordView dst[6] = {c.X, c.D, c.x, c.d, c.v, c.w};
+  Kokkos::parallel_for(
+      "fegpu::shell::build_copies", range(0, nc), KOKKOS_LAMBDA(Index cp) {
+        const Index e = cp % ne;
+        const int k = cp / ne;
+        const Index n = conn(e, k);
+        node(cp) = n;
+        // Copies of n in ascending element order (node2elem is ascending).
+        int j = 0;
+        for (Index o = off(n); o < off(n + 1); ++o) {
+          const Index e2 = idx(o);
+          for (int k2 = 0; k2 < 4; ++k2)
+            if (conn(e2, k2) == n) peers(cp, j++) = k2 * ne + e2;
+        }
+        for (; j < static_cast<int>(peers.extent(1)); ++j)
+          peers(cp, j) = -1;
+        if (peers(cp, 0) == cp) owner(n) = cp;
+        code(cp) = code_n(n);
+        cm(cp) = mass(n), cr(cp) = rotary(n);
+        for (int i = 0; i < 6; ++i)
+          for (int q = 0; q < 3; ++q)
+            dst[i](cp, q) = sources[i](n, q);
+      });
+  // Nodal loads go to the node's first copy.
+  const auto ln = load_node_;
+  Kokkos::parallel_for(
+      "fegpu::shell::load_copies", range(0, static_cast<Index>(ln.extent(0))),
+      KOKKOS_LAMBDA(Index i) { ln(i) = owner(ln(i)); });
+  // The node arrays are not used by this scheme's time loop.
+  x_ = d_ = v_ = w_ = f_ = m_ = CoordView();
+}
+
+double ShellModel::bytes_per_element() const {
+  double bytes = 0;
+  const auto add = [&](const auto &v) {
+    bytes += static_cast<double>(v.span()) * sizeof(typename std::decay_t<decltype(v)>::value_type);
+  };
+  if (config_.scheme == Scheme::Standard) {
+    for (const CoordView *v : {&X_, &D_, &x_, &d_, &v_, &w_, &f_, &m_})
+      add(*v);
+    add(mass_), add(rotary_), add(code_), add(mesh_.elem2node);
+    if (config_.scatter == Scatter::Coloring) add(coloring_.color2elem.indices);
+  } else {
+    const Copies &c = copies_;
+    for (const CoordView *v : {&c.X, &c.D, &c.x, &c.d, &c.v, &c.w, &c.f[0], &c.f[1], &c.m[0], &c.m[1]})
+      add(*v);
+    add(c.mass), add(c.rotary), add(c.code), add(c.peers);
+  }
+  add(load_node_), add(load_index_), add(load_value_);
+  return bytes / mesh_.num_elems();
+}
+
+StepParams ShellModel::params() const {
+  StepParams p;
+  p.dt = dt_;
+  p.first_half = steps_ == 0 ? 0.0 : 0.5 * dt_;
+  p.alpha = config_.damping;
+  const double t_old = time_, t_new = time_ + dt_;
+  for (const LoadSpec &l : config_.loads)
+    if (l.kind == LoadSpec::Pressure) {
+      p.pressure_old += l.pressure * l.function.value(t_old);
+      p.pressure_new += l.pressure * l.function.value(t_new);
+    }
+  for (std::size_t s = 0; s < prescribed_.size(); ++s) {
+    const ConstraintSpec &c = config_.constraints[prescribed_[s]];
+    p.displacement[s] = c.kind == ConstraintSpec::Displacement;
+    const double f = p.displacement[s] ? c.function.value(t_new) : c.function.value(t_old + 0.5 * dt_);
+    for (int i = 0; i < 3; ++i)
+      p.target[s][i] = c.value[i] * f;
+  }
+  return p;
+}
+
+namespace {
+bool follower_pressure(const Config &c) {
+  for (const LoadSpec &l : c.loads)
+    if (l.kind == LoadSpec::Pressure) return l.follower;
+  return false;
+}
+bool has_pressure(const Config &c) {
+  for (const LoadSpec &l : c.loads)
+    if (l.kind == LoadSpec::Pressure) return true;
+  return false;
+}
+} // namespace
+
+void ShellModel::forces_standard(const StepParams &p) {
+  const bool atomic = config_.scatter == Scatter::Atomic;
+  const auto fill = [&](auto &k) {
+    k.conn = mesh_.elem2node;
+    k.X = X_, k.D = D_, k.x = x_, k.d = d_, k.v = v_, k.f = f_, k.m = m_;
+    k.s = section_;
+    k.follower = follower_pressure(config_);
+    k.with_work = steps_ > 0 && has_pressure(config_);
+    k.p = p;
+    k.totals = totals_;
+  };
+  if (atomic) {
+    StandardElements<true> k;
+    fill(k);
+    Kokkos::parallel_reduce("fegpu::shell::element_forces", range(0, mesh_.num_elems()), k, scratch_);
+    return;
+  }
+  StandardElements<false> k;
+  fill(k);
+  k.elems = coloring_.color2elem.indices;
+  for (int c = 0; c < coloring_.num_colors; ++c) {
+    k.offset = coloring_.offsets_h[c];
+    Kokkos::parallel_reduce("fegpu::shell::element_forces", range(0, coloring_.size(c)), k, scratch_);
+  }
+}
+
+void ShellModel::apply_nodal_loads(const StepParams &p) {
+  const Index n = static_cast<Index>(load_node_.extent(0));
+  if (n == 0) return;
+  NodalLoads k;
+  k.target = load_node_, k.index = load_index_, k.value = load_value_;
+  const bool local = config_.scheme == Scheme::ElementLocal;
+  k.f = local ? copies_.f[copies_.current] : f_;
+  k.v = local ? copies_.v : v_;
+  k.dt = dt_;
+  k.with_work = steps_ > 0;
+  for (std::size_t l = 0; l < config_.loads.size(); ++l) {
+    k.scale_old[l] = config_.loads[l].function.value(time_ - (steps_ > 0 ? dt_ : 0.0));
+    k.scale_new[l] = config_.loads[l].function.value(time_);
+  }
+  k.totals = totals_;
+  (void)p;
+  Kokkos::parallel_reduce("fegpu::shell::nodal_loads", range(0, n), k, scratch_);
+}
+
+void ShellModel::start(double dt) {
+  Kokkos::Profiling::ScopedRegion region("fegpu::shell::start");
+  dt_ = dt;
+  time_ = 0;
+  steps_ = 0;
+  Kokkos::deep_copy(totals_, EnergyTotals{});
+  StepParams p = params();
+  p.pressure_old = p.pressure_new = 0;
+  for (const LoadSpec &l : config_.loads)
+    if (l.kind == LoadSpec::Pressure) p.pressure_new += l.pressure * l.function.value(0.0);
+  if (config_.scheme == Scheme::Standard) {
+    forces_standard(p);
+  } else {
+    LocalStep k;
+    Copies &c = copies_;
+    k.ne = mesh_.num_elems(), k.num_peers = static_cast<int>(c.peers.extent(1));
+    k.X = c.X, k.D = c.D, k.x = c.x, k.d = c.d, k.v = c.v, k.w = c.w;
+    k.f_out = c.f[c.current], k.m_out = c.m[c.current], k.axes = axes_;
+    k.mass = c.mass, k.rotary = c.rotary, k.code = c.code, k.peers = c.peers;
+    k.s = section_, k.follower = follower_pressure(config_), k.update = false, k.p = p, k.totals = totals_;
+    Kokkos::parallel_reduce("fegpu::shell::initial_forces", range(0, mesh_.num_elems()), k, scratch_);
+  }
+  apply_nodal_loads(p);
+}
+
+void ShellModel::step() {
+  const StepParams p = params();
+  if (config_.scheme == Scheme::Standard) {
+    StandardNodes nodes;
+    nodes.X = X_, nodes.x = x_, nodes.d = d_, nodes.v = v_, nodes.w = w_, nodes.f = f_, nodes.m = m_;
+    nodes.axes = axes_, nodes.mass = mass_, nodes.rotary = rotary_, nodes.code = code_, nodes.p = p;
+    nodes.totals = totals_;
+    Kokkos::parallel_reduce("fegpu::shell::node_update", range(0, mesh_.num_nodes()), nodes, scratch_);
+    time_ += dt_;
+    ++steps_;
+    apply_nodal_loads(p);
+    forces_standard(p);
+    return;
+  }
+  Copies &c = copies_;
+  LocalStep k;
+  k.ne = mesh_.num_elems(), k.num_peers = static_cast<int>(c.peers.extent(1));
+  k.X = c.X, k.D = c.D, k.x = c.x, k.d = c.d, k.v = c.v, k.w = c.w, k.axes = axes_;
+  k.f_in = c.f[c.current], k.m_in = c.m[c.current], k.f_out = c.f[1 - c.current], k.m_out = c.m[1 - c.current];
+  k.mass = c.mass, k.rotary = c.rotary, k.code = c.code, k.peers = c.peers;
+  k.s = section_, k.follower = follower_pressure(config_), k.with_work = has_pressure(config_);
+  k.p = p, k.totals = totals_;
+  Kokkos::parallel_reduce("fegpu::shell::element_local_step", range(0, mesh_.num_elems()), k, scratch_);
+  c.current = 1 - c.current;
+  time_ += dt_;
+  ++steps_;
+  apply_nodal_loads(p);
+}
+
+Energies ShellModel::energies() const {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals_);
+  const EnergyTotals &t = h();
+  Energies e;
+  e.kinetic = t.kinetic, e.strain = t.strain, e.external = t.external, e.damping = t.damping, e.initial = t.initial;
+  return e;
+}
+
+void ShellModel::nodal_state(std::vector<double> &displacement, std::vector<double> &rotation,
+                             std::vector<double> &velocity) const {
+  const Index nn = mesh_.num_nodes();
+  CoordView x = x_, d = d_, v = v_;
+  if (config_.scheme == Scheme::ElementLocal) {
+    x = CoordView("fegpu::shell::out_x", nn), d = CoordView("fegpu::shell::out_d", nn),
+    v = CoordView("fegpu::shell::out_v", nn);
+    const IndexView owner = owner_copy_;
+    const CoordView cx = copies_.x, cd = copies_.d, cv = copies_.v;
+    Kokkos::parallel_for(
+        "fegpu::shell::gather_owners", range(0, nn), KOKKOS_LAMBDA(Index n) {
+          const Index c = owner(n);
+          store(x, n, load(cx, c)), store(d, n, load(cd, c)), store(v, n, load(cv, c));
+        });
+  }
+  auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  auto dh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
+  auto vh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  auto Xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), X_);
+  auto Dh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), D_);
+  displacement.assign(3 * nn, 0), rotation.assign(3 * nn, 0), velocity.assign(3 * nn, 0);
+  for (Index n = 0; n < nn; ++n) {
+    const Vec3 D{Dh(n, 0), Dh(n, 1), Dh(n, 2)}, dn{dh(n, 0), dh(n, 1), dh(n, 2)};
+    const Vec3 axis = cross(D, dn);
+    const double s = norm(axis), angle = std::atan2(s, dot(D, dn));
+    for (int i = 0; i < 3; ++i) {
+      displacement[3 * n + i] = xh(n, i) - Xh(n, i);
+      velocity[3 * n + i] = vh(n, i);
+    }
+    if (s > 0)
+      rotation[3 * n] = angle * axis.x / s, rotation[3 * n + 1] = angle * axis.y / s,
+                   rotation[3 * n + 2] = angle * axis.z / s;
+  }
+}
+
+void ShellModel::element_output(std::vector<std::array<double, 6>> &membrane,
+                                std::vector<std::array<double, 6>> &moment, std::vector<double> &mises_top,
+                                std::vector<double> &mises_bottom) const {
+  const Index ne = mesh_.num_elems();
+  DeviceView<Real *[14]> out("fegpu::shell::element_output", ne);
+  const bool local = config_.scheme == Scheme::ElementLocal;
+  const auto conn = mesh_.elem2node;
+  const auto X = X_, D = D_, x = local ? copies_.x : x_, d = local ? copies_.d : d_;
+  const Section s = section_;
+  const double h = config_.material.thickness;
+  Kokkos::parallel_for(
+      "fegpu::shell::element_resultants", range(0, ne), KOKKOS_LAMBDA(Index e) {
+        Vec3 xe[4], de[4], Xe[4], De[4], fx[4], fd[4];
+        for (int k = 0; k < 4; ++k) {
+          const Index n = conn(e, k), c = local ? k * ne + e : n;
+          xe[k] = load(x, c), de[k] = load(d, c), Xe[k] = load(X, n), De[k] = load(D, n);
+        }
+        Resultants r;
+        internal_forces(xe, de, Xe, De, s, fx, fd, &r);
+        // Push forward with the current tangents at the centre: N = n^ab a_a (x) a_b.
+        const Vec3 a1 = 0.25 * ((xe[1] - xe[0]) + (xe[2] - xe[3])), a2 = 0.25 * ((xe[3] - xe[0]) + (xe[2] - xe[1]));
+        double T[2][3][3];
+        for (int t = 0; t < 2; ++t) {
+          const double *c = t == 0 ? r.n : r.m;
+          const double A[3] = {a1.x, a1.y, a1.z}, B[3] = {a2.x, a2.y, a2.z};
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+              T[t][i][j] = c[0] * A[i] * A[j] + c[1] * (A[i] * B[j] + B[i] * A[j]) + c[2] * B[i] * B[j];
+        }
+        const int I[6] = {0, 1, 2, 0, 1, 2}, J[6] = {0, 1, 2, 1, 2, 0};
+        for (int q = 0; q < 6; ++q)
+          out(e, q) = T[0][I[q]][J[q]], out(e, 6 + q) = T[1][I[q]][J[q]];
+        for (int side = 0; side < 2; ++side) {
+          double S[3][3];
+          const double sign = side == 0 ? 1.0 : -1.0;
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+              S[i][j] = T[0][i][j] / h + sign * 6 * T[1][i][j] / (h * h);
+          const double tr = (S[0][0] + S[1][1] + S[2][2]) / 3;
+          double ss = 0;
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) {
+              const double dev = S[i][j] - (i == j ? tr : 0.0);
+              ss += dev * dev;
+            }
+          out(e, 12 + side) = Kokkos::sqrt(1.5 * ss);
+        }
+      });
+  auto oh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  membrane.resize(ne), moment.resize(ne), mises_top.resize(ne), mises_bottom.resize(ne);
+  for (Index e = 0; e < ne; ++e) {
+    for (int q = 0; q < 6; ++q)
+      membrane[e][q] = oh(e, q), moment[e][q] = oh(e, 6 + q);
+    mises_top[e] = oh(e, 12), mises_bottom[e] = oh(e, 13);
+  }
+}
+
+} // namespace fegpu::shell

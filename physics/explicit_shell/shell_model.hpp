@@ -1,0 +1,184 @@
+#pragma once
+/// \file shell_model.hpp
+/// Explicit dynamics of MITC4 shells (seed 003): lumped translational and rotary mass,
+/// mass-proportional damping C = alpha M, and the half-station central difference
+///   a(n)     = (f_ext(n) - f_int(n) - c v(n-1/2)) / (m + c dt/2)
+///   v(n+1/2) = v(n-1/2) + dt a(n),  x(n+1) = x(n) + dt v(n+1/2),  d(n+1) = R(dt w(n+1/2)) d(n)
+/// for the positions x and, with the angular velocities w (kept perpendicular to the director,
+/// so each node has two rotational dofs and no drilling dof), the unit directors d.
+/// Two schemes, chosen in the input:
+///  - standard: per step one kernel over nodes (the update above) and one over elements (forces,
+///    scattered colour by colour or with atomics), as in the seed's section 3.1;
+///  - element_local: the seed's section 3.2: every element keeps its own copy of its four nodes'
+///    state, and one kernel per step gathers each copy's force from all the copies of that node
+///    (previous step, double buffered), updates the copy and computes the element's new forces.
+///    The copies of a node sum the same terms in the same order, so they stay bitwise equal.
+/// Energies (kinetic, strain, external work, damping work) are reduced on the device each step and
+/// read back only at output.
+#include "fegpu/driver/config.hpp"
+#include "fegpu/driver/progress.hpp"
+#include "fegpu/driver/time_function.hpp"
+#include "fegpu/mesh/coloring.hpp"
+#include "fegpu/mesh/mesh.hpp"
+#include "mitc4.hpp"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace fegpu::shell {
+
+enum class Scheme { Standard, ElementLocal };
+enum class Scatter { Coloring, Atomic };
+
+struct Material {
+  double density = 0, youngs_modulus = 0, poissons_ratio = 0, thickness = 0;
+  double shear_factor = 5.0 / 6.0;
+};
+
+/// Kinematic conditions on a node set. Rotation axes are global; a fixed axis removes the
+/// component of the angular velocity along it (its part in the node's tangent plane).
+struct ConstraintSpec {
+  enum Kind { Fixed, Velocity, Displacement } kind = Fixed;
+  std::string set;
+  std::array<bool, 3> translation{}; ///< x, y, z constrained
+  std::array<bool, 3> rotation{};    ///< rotation about x, y, z fixed (Fixed only)
+  std::array<double, 3> value{};     ///< velocity or displacement (Velocity, Displacement)
+  int symmetry_normal = -1;          ///< a symmetry plane's normal axis: its nodes' directors are
+                                     ///< projected into the plane, where the true normal lies
+  TimeFunction function;
+};
+
+struct LoadSpec {
+  enum Kind { Pressure, Force, EdgeTraction, BodyForce } kind = Pressure;
+  std::string set;               ///< node set (Force) or side set (EdgeTraction)
+  bool at_point = false;         ///< Force at the node nearest `point` instead of a set
+  std::array<double, 3> point{}; ///< (Force at a point)
+  std::array<double, 3> value{}; ///< force per node, traction, or acceleration (x, y, z)
+  double pressure = 0;           ///< (Pressure), against the element normal
+  bool follower = false;         ///< (Pressure) normal of the current geometry
+  TimeFunction function;
+};
+
+struct Config {
+  Material material;
+  std::vector<ConstraintSpec> constraints;
+  std::vector<LoadSpec> loads;
+  std::array<double, 3> initial_velocity{};
+  double damping = 0; ///< alpha of C = alpha M (1/time)
+  Scheme scheme = Scheme::Standard;
+  Scatter scatter = Scatter::Coloring;
+  ColoringAlgorithm coloring = ColoringAlgorithm::JonesPlassmann;
+};
+
+/// Energy terms of one kernel, reduced on the device.
+struct EnergySums {
+  double kinetic = 0, strain = 0, work = 0, damping_open = 0, damping_close = 0, reaction_open = 0, reaction_close = 0;
+};
+
+/// Running energy totals on the device (see ShellModel::energies()).
+struct EnergyTotals {
+  double kinetic = 0, strain = 0, strain_next = 0, external = 0, work_pending = 0, damping = 0, damping_open = 0,
+         reaction_open = 0, initial = 0;
+};
+
+struct Energies {
+  double kinetic = 0, strain = 0, external = 0, damping = 0, initial = 0;
+  /// |kinetic + strain + damping - external - initial| over the largest of those terms.
+  double balance_error() const;
+};
+
+/// At most this many prescribed motions (velocity or displacement conditions) per model.
+inline constexpr int kMaxPrescribed = 8;
+/// Host-evaluated per step and passed by value to the kernels (no copy in the time loop).
+struct StepParams {
+  double dt = 0, first_half = 0; ///< first_half: dt/2, or 0 on the first step (v(-1/2) = v(0))
+  double alpha = 0;
+  double pressure_old = 0, pressure_new = 0; ///< pressure at t(n) and t(n+1)
+  double target[kMaxPrescribed][3] = {};     ///< prescribed velocity at t(n+1/2) or position at t(n+1)
+  int displacement[kMaxPrescribed] = {};     ///< 1: the target is a displacement
+};
+
+class ShellModel {
+public:
+  ShellModel(const HostMesh &mesh, Config config);
+
+  Index num_nodes() const { return mesh_.num_nodes(); }
+  Index num_elems() const { return mesh_.num_elems(); }
+  const Config &config() const { return config_; }
+  const Coloring &coloring() const { return coloring_; }
+  /// Stable step of the undamped scheme: min over elements of L_e / c, L_e the area over the
+  /// longest diagonal, c the plate wave speed sqrt(E / (rho (1 - nu^2))).
+  double critical_time_step() const { return dt_critical_; }
+  /// Bytes of device memory the time loop uses, per element.
+  double bytes_per_element() const;
+
+  /// Starts the integration at t = 0 with time step dt (forces at the initial state).
+  void start(double dt);
+  /// Advances one step.
+  void step();
+  double time() const { return time_; }
+  long steps() const { return steps_; }
+  double dt() const { return dt_; }
+  Energies energies() const;
+
+  /// Nodal state on the host: position - reference, rotation vector (from the reference director
+  /// to the current one), velocity, each (node, xyz) flattened.
+  void nodal_state(std::vector<double> &displacement, std::vector<double> &rotation,
+                   std::vector<double> &velocity) const;
+  /// Element-centre resultants in global Cartesian components (xx, yy, zz, xy, yz, zx) of the
+  /// membrane force and bending moment, and the von Mises stress at the top and bottom surface.
+  void element_output(std::vector<std::array<double, 6>> &membrane, std::vector<std::array<double, 6>> &moment,
+                      std::vector<double> &mises_top, std::vector<double> &mises_bottom) const;
+  const HostMesh &host_mesh() const { return host_mesh_; }
+
+  // Set-up stages; public only because CUDA's extended lambdas may not live in private members.
+  void setup_nodes();
+  void setup_constraints();
+  void setup_loads();
+  void setup_element_local();
+
+private:
+  StepParams params() const;
+  void forces_standard(const StepParams &p);
+  void apply_nodal_loads(const StepParams &p);
+
+  HostMesh host_mesh_;
+  Mesh mesh_;
+  Config config_;
+  Section section_;
+  Coloring coloring_;
+  double dt_critical_ = 0, dt_ = 0, time_ = 0;
+  long steps_ = 0;
+
+  // Node state and data (standard scheme; also the element-local scheme's reference for output).
+  CoordView X_, D_, x_, d_, v_, w_; // (node, xyz): reference and current position and director,
+                                    // velocity and angular velocity
+  CoordView f_, m_;                 // (node, xyz): f_ext - f_int and the nodal moment
+  RealView mass_, rotary_;          // (node)
+  IndexView code_;                  // (node): constraint code, see shell_model.cpp
+  CoordView axes_;                  // (axis): unit axes of single-axis rotation constraints
+  // Nodal loads: f(t) * value on the listed nodes, one entry per (load, node).
+  IndexView load_node_;  // (entry)
+  CoordView load_value_; // (entry, xyz)
+  IndexView load_index_; // (entry): which LoadSpec
+  std::vector<Index> load_count_h_;
+  std::vector<int> prescribed_; ///< ConstraintSpec index of each prescribed-motion slot
+
+  // Element-local copies: copy c = k * num_elems + e holds element e's local node k.
+  struct Copies {
+    CoordView X, D, x, d, v, w;
+    CoordView f[2], m[2]; // double-buffered forces and moments
+    RealView mass, rotary;
+    IndexView code, node;                                       // constraint code and global node
+    Kokkos::View<Index **, Kokkos::LayoutLeft, MemSpace> peers; // (copy, slot): every copy of the node,
+                                                                // ascending, -1 padded
+    int current = 0;
+  } copies_;
+  IndexView owner_copy_; // (node): the node's first copy
+
+  Kokkos::View<EnergyTotals, MemSpace> totals_;
+  Kokkos::View<EnergySums, MemSpace> scratch_;
+};
+
+} // namespace fegpu::shell
