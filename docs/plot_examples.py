@@ -263,6 +263,93 @@ def expanding_ring(out, app):
     fig.savefig("docs/images/expanding_ring.png", dpi=110)
 
 
+def quads_to_triangles(conn):
+    return np.vstack([conn[:, [0, 1, 2]], conn[:, [0, 2, 3]]])
+
+
+def shell_disp(e, step):
+    return [np.asarray(e.nodal(f"displacement_{c}", step)) for c in "xyz"]
+
+
+def circular_plate(out):
+    e = Exodus(f"{out}/circular_plate.e")
+    ux, uy, uz = shell_disp(e, len(e.time) - 1)
+    centre = np.argmin(e.x ** 2 + e.y ** 2)
+    E, nu, h, R, p = 206000.0, 0.3, 0.1, 10.0, 1e-4
+    D = E * h ** 3 / (12 * (1 - nu ** 2))
+    exact = p * R ** 4 / (64 * D) * (5 + nu) / (1 + nu) + p * R ** 2 / (4 * 5 / 6 * E / (2 * (1 + nu)) * h)
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
+    tri = mtri.Triangulation(e.x, e.y, quads_to_triangles(e.conn))
+    c = a.tripcolor(tri, -uz * 1e3, shading="gouraud", cmap="viridis")
+    a.triplot(tri, lw=0.1, color="w", alpha=0.4)
+    a.set_aspect("equal")
+    fig.colorbar(c, ax=a, label="deflection [um]")
+    a.set_title(f"Simply supported plate: {len(e.conn)} MITC4 elements")
+    w = np.array([-e.nodal("displacement_z", s)[centre] for s in range(len(e.time))])
+    b.plot(e.time * 1e3, w * 1e3, "o-", label="fegpu-kk, centre (damped to rest)")
+    b.axhline(exact * 1e3, color="k", ls="--", label=f"Reissner-Mindlin {exact * 1e3:.4f} um")
+    b.set_xlabel("t [ms]")
+    b.set_ylabel("centre deflection [um]")
+    b.set_title(f"final / analytic = {w[-1] / exact:.4f}")
+    b.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig("docs/images/circular_plate.png", dpi=110)
+
+
+def cantilever_plate(out):
+    e = Exodus(f"{out}/cantilever_plate.e")
+    mid = np.abs(e.y - 10.0) < 1e-9
+    order = np.argsort(e.x[mid])
+    tip = np.argmin((e.x - 100.0) ** 2 + (e.y - 10.0) ** 2)
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
+    steps = np.linspace(0, len(e.time) - 1, 8).astype(int)
+    for s in steps:
+        ux, uy, uz = shell_disp(e, s)
+        a.plot((e.x + ux)[mid][order], (uz)[mid][order], "-", lw=1.2, label=f"t = {e.time[s]:.3f} s")
+    a.set_aspect("equal")
+    a.set_xlabel("x + u_x [mm]")
+    a.set_ylabel("u_z [mm]")
+    a.set_title("Clamped plate under a tip traction: centre line")
+    a.legend(fontsize=7, ncol=2)
+    hist = np.array([[e.nodal(f"displacement_{c}", s)[tip] for c in "xz"] for s in range(len(e.time))])
+    b.plot(e.time, hist[:, 1], label="tip u_z")
+    b.plot(e.time, hist[:, 0], label="tip u_x")
+    b.set_xlabel("t [s]")
+    b.set_ylabel("[mm]")
+    b.set_title("Tip displacement (large rotations: u_x < 0)")
+    b.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig("docs/images/cantilever_plate.png", dpi=110)
+
+
+def pinched_cylinder(out):
+    from mpl_toolkits.mplot3d.art3d import Poly3DCollection
+    e = Exodus(f"{out}/pinched_cylinder.e")
+    z = e.d["coordz"][:]
+    last = len(e.time) - 1
+    ux, uy, uz = shell_disp(e, last)
+    X = np.stack([e.x + ux, e.y + uy, z + uz], axis=1)
+    mag = np.sqrt(ux ** 2 + uy ** 2 + uz ** 2)
+    fig = plt.figure(figsize=(11, 4.5))
+    a = fig.add_subplot(1, 2, 1, projection="3d")
+    polys = X[e.conn]
+    col = Poly3DCollection(polys, cmap="viridis", edgecolor="k", linewidths=0.05)
+    col.set_array(mag[e.conn].mean(axis=1))
+    a.add_collection3d(col)
+    a.set_xlim(-1.2, 1.2), a.set_ylim(-1.2, 1.2), a.set_zlim(0, 3.2)
+    a.set_box_aspect((2.4, 2.4, 3.2))
+    fig.colorbar(col, ax=a, shrink=0.6, label="|u| [m]")
+    a.set_title(f"Pinched cylinder at t = {e.time[last]:.3f} s")
+    load = np.argmin((e.x - 1.016) ** 2 + e.y ** 2 + (z - 3.048) ** 2)
+    b = fig.add_subplot(1, 2, 2)
+    b.plot(e.time, [-e.nodal("displacement_x", s)[load] for s in range(len(e.time))], "o-")
+    b.set_xlabel("t [s]")
+    b.set_ylabel("inward displacement under the load [m]")
+    b.set_title("Load point")
+    fig.tight_layout()
+    fig.savefig("docs/images/pinched_cylinder.png", dpi=110)
+
+
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else "out"
     app = os.environ.get("FEGPU_APP", "build/openmp/app/fegpu-kk")
@@ -272,3 +359,6 @@ if __name__ == "__main__":
     notch(out)
     expanding_ring(out, app)
     pmma(out)
+    circular_plate(out)
+    cantilever_plate(out)
+    pinched_cylinder(out)
