@@ -40,17 +40,6 @@ std::vector<int> parse_components(const InputNode &bc) {
   return out;
 }
 
-void check_set(const InputNode &node, const std::string &name, const std::vector<HostMesh::Set> &sets,
-               const char *kind) {
-  std::string list;
-  for (const auto &s : sets) {
-    if (s.name == name) return;
-    list += (list.empty() ? "" : ", ") + s.name;
-  }
-  node.error(std::string("the mesh has no ") + kind + " named '" + name +
-             "' (it has: " + (list.empty() ? "none" : list) + ")");
-}
-
 std::string parse_expression(const InputNode &n) {
   const std::string text = n.as<std::string>();
   try {
@@ -97,10 +86,10 @@ Config parse_config(const InputNode &root, const HostMesh &mesh) {
       const std::string type = bc.get_choice("type", {"displacement", "velocity", "traction", "pressure", "force"});
       if (type == "displacement" || type == "velocity" || type == "force") {
         b.set = bc.get<std::string>("node_set");
-        check_set(bc.child("node_set"), b.set, mesh.node_sets, "node set");
+        require_set(bc.child("node_set"), b.set, mesh.node_sets, "node set");
       } else {
         b.set = bc.get<std::string>("side_set");
-        check_set(bc.child("side_set"), b.set, mesh.side_sets, "side set");
+        require_set(bc.child("side_set"), b.set, mesh.side_sets, "side set");
       }
       if (type == "displacement" || type == "velocity") {
         b.kind = type == "displacement" ? BoundarySpec::Displacement : BoundarySpec::Velocity;

@@ -56,6 +56,23 @@ struct Section {
 KOKKOS_FORCEINLINE_FUNCTION double node_xi(int k) { return (k == 1 || k == 2) ? 1.0 : -1.0; }
 KOKKOS_FORCEINLINE_FUNCTION double node_eta(int k) { return k >= 2 ? 1.0 : -1.0; }
 
+/// Gauss point q (0..3) of the 2 x 2 rule: its natural coordinates, the midsurface tangents
+/// x0,xi and x0,eta of the geometry x there, and node k's shape function N_k.
+struct GaussPoint {
+  double xi, eta;
+  Vec3 a1, a2;
+  KOKKOS_FORCEINLINE_FUNCTION double N(int k) const { return 0.25 * (1 + xi * node_xi(k)) * (1 + eta * node_eta(k)); }
+};
+KOKKOS_INLINE_FUNCTION GaussPoint gauss_point(const Vec3 x[4], int q) {
+  const double g = 0.57735026918962576; // 1/sqrt(3)
+  GaussPoint p{(q == 1 || q == 2) ? g : -g, q >= 2 ? g : -g, {}, {}};
+  for (int k = 0; k < 4; ++k) {
+    p.a1 += (0.25 * node_xi(k) * (1 + p.eta * node_eta(k))) * x[k];
+    p.a2 += (0.25 * node_eta(k) * (1 + p.xi * node_xi(k))) * x[k];
+  }
+  return p;
+}
+
 /// Contravariant resultants (n, m: 11, 12, 22) at a point of the element, for output.
 struct Resultants {
   double n[3], m[3];
@@ -148,19 +165,13 @@ KOKKOS_INLINE_FUNCTION double internal_forces(const Vec3 x[4], const Vec3 d[4], 
 /// normal x0,xi x x0,eta of the given geometry (current for a follower load, reference otherwise):
 /// f_k = -p sum_gauss N_k (x0,xi x x0,eta).
 KOKKOS_INLINE_FUNCTION void pressure_forces(const Vec3 x[4], double p, Vec3 f[4]) {
-  const double g = 0.57735026918962576;
   for (int k = 0; k < 4; ++k)
     f[k] = Vec3{};
   for (int q = 0; q < 4; ++q) {
-    const double xi = (q == 1 || q == 2) ? g : -g, eta = q >= 2 ? g : -g;
-    Vec3 a1, a2;
-    for (int k = 0; k < 4; ++k) {
-      a1 += (0.25 * node_xi(k) * (1 + eta * node_eta(k))) * x[k];
-      a2 += (0.25 * node_eta(k) * (1 + xi * node_xi(k))) * x[k];
-    }
-    const Vec3 n = cross(a1, a2);
+    const GaussPoint gp = gauss_point(x, q);
+    const Vec3 n = cross(gp.a1, gp.a2);
     for (int k = 0; k < 4; ++k)
-      f[k] += (-p * 0.25 * (1 + xi * node_xi(k)) * (1 + eta * node_eta(k))) * n;
+      f[k] += (-p * gp.N(k)) * n;
   }
 }
 

@@ -239,7 +239,7 @@ struct LocalStep : SumsReducer {
 struct NodalLoads : SumsReducer {
   IndexView target, index;
   CoordView value, f, v;
-  double scale_old[16] = {}, scale_new[16] = {};
+  double scale_old[kMaxLoads] = {}, scale_new[kMaxLoads] = {};
   double dt = 0;
   bool with_work = false;
   Kokkos::View<EnergyTotals, MemSpace> totals;
@@ -253,8 +253,6 @@ struct NodalLoads : SumsReducer {
   }
   KOKKOS_INLINE_FUNCTION void final(EnergySums &e) const { totals().work_pending += e.work; }
 };
-
-constexpr int kMaxLoads = 16;
 
 } // namespace
 
@@ -312,17 +310,11 @@ void ShellModel::setup_nodes() {
         // Rotary inertia: rho h (h^2 / 12), raised to rho h A / 8 for thin elements so that the
         // rotational modes do not limit the step (the seed's examples have h << element size).
         const double inertia = Kokkos::max(h2, area / 8.0);
-        const double g = 0.57735026918962576;
         for (int q = 0; q < 4; ++q) {
-          const double xi = (q == 1 || q == 2) ? g : -g, eta = q >= 2 ? g : -g;
-          Vec3 a1, a2;
+          const GaussPoint gp = gauss_point(x, q);
+          const double j = norm(cross(gp.a1, gp.a2));
           for (int k = 0; k < 4; ++k) {
-            a1 += (0.25 * node_xi(k) * (1 + eta * node_eta(k))) * x[k];
-            a2 += (0.25 * node_eta(k) * (1 + xi * node_xi(k))) * x[k];
-          }
-          const double j = norm(cross(a1, a2));
-          for (int k = 0; k < 4; ++k) {
-            const double mk = rho_h * j * 0.25 * (1 + xi * node_xi(k)) * (1 + eta * node_eta(k));
+            const double mk = rho_h * j * gp.N(k);
             Kokkos::atomic_add(&mass(conn(e, k)), mk);
             Kokkos::atomic_add(&rotary(conn(e, k)), mk * inertia);
           }
@@ -555,7 +547,6 @@ void ShellModel::setup_element_local() {
       "fegpu::shell::valence", range(0, nn),
       KOKKOS_LAMBDA(Index n, int &v) { v = Kokkos::max(v, off(n + 1) - off(n)); }, Kokkos::Max<int>(valence));
   c.peers = decltype(c.peers)("fegpu::shell::copy_peers", nc, valence);
-  c.node = IndexView("fegpu::shell::copy_node", nc);
   const auto names = std::array<const char *, 6>{"X", "D", "x", "d", "v", "w"};
   CoordView *fields[6] = {&c.X, &c.D, &c.x, &c.d, &c.v, &c.w};
   const CoordView sources[6] = {X_, D_, x_, d_, v_, w_};
@@ -571,7 +562,7 @@ void ShellModel::setup_element_local() {
   owner_copy_ = IndexView("fegpu::shell::owner_copy", nn);
   const auto idx = n2e.indices;
   const auto peers = c.peers;
-  const IndexView node = c.node, code = c.code, code_n = code_, owner = owner_copy_;
+  const IndexView code = c.code, code_n = code_, owner = owner_copy_;
   const RealView cm = c.mass, cr = c.rotary, mass = mass_, rotary = rotary_;
   const CoordView dst[6] = {c.X, c.D, c.x, c.d, c.v, c.w};
   Kokkos::parallel_for(
@@ -579,7 +570,6 @@ void ShellModel::setup_element_local() {
         const Index e = cp % ne;
         const int k = cp / ne;
         const Index n = conn(e, k);
-        node(cp) = n;
         // Copies of n in ascending element order (node2elem is ascending).
         int j = 0;
         for (Index o = off(n); o < off(n + 1); ++o) {
@@ -685,7 +675,7 @@ void ShellModel::forces_standard(const StepParams &p) {
   }
 }
 
-void ShellModel::apply_nodal_loads(const StepParams &p) {
+void ShellModel::apply_nodal_loads() {
   const Index n = static_cast<Index>(load_node_.extent(0));
   if (n == 0) return;
   NodalLoads k;
@@ -700,7 +690,6 @@ void ShellModel::apply_nodal_loads(const StepParams &p) {
     k.scale_new[l] = config_.loads[l].function.value(time_);
   }
   k.totals = totals_;
-  (void)p;
   Kokkos::parallel_reduce("fegpu::shell::nodal_loads", range(0, n), k, scratch_);
 }
 
@@ -726,7 +715,7 @@ void ShellModel::start(double dt) {
     k.s = section_, k.follower = follower_pressure(config_), k.update = false, k.p = p, k.totals = totals_;
     Kokkos::parallel_reduce("fegpu::shell::initial_forces", range(0, mesh_.num_elems()), k, scratch_);
   }
-  apply_nodal_loads(p);
+  apply_nodal_loads();
 }
 
 void ShellModel::step() {
@@ -739,7 +728,7 @@ void ShellModel::step() {
     Kokkos::parallel_reduce("fegpu::shell::node_update", range(0, mesh_.num_nodes()), nodes, scratch_);
     time_ += dt_;
     ++steps_;
-    apply_nodal_loads(p);
+    apply_nodal_loads();
     forces_standard(p);
     return;
   }
@@ -755,7 +744,7 @@ void ShellModel::step() {
   c.current = 1 - c.current;
   time_ += dt_;
   ++steps_;
-  apply_nodal_loads(p);
+  apply_nodal_loads();
 }
 
 Energies ShellModel::energies() const {

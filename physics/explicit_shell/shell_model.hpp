@@ -88,6 +88,8 @@ struct Energies {
   double balance_error() const;
 };
 
+/// At most this many loads per model.
+inline constexpr int kMaxLoads = 16;
 /// At most this many prescribed motions (velocity or displacement conditions) per model.
 inline constexpr int kMaxPrescribed = 8;
 /// Host-evaluated per step and passed by value to the kernels (no copy in the time loop).
@@ -130,7 +132,6 @@ public:
   /// membrane force and bending moment, and the von Mises stress at the top and bottom surface.
   void element_output(std::vector<std::array<double, 6>> &membrane, std::vector<std::array<double, 6>> &moment,
                       std::vector<double> &mises_top, std::vector<double> &mises_bottom) const;
-  const HostMesh &host_mesh() const { return host_mesh_; }
 
   // Set-up stages; public only because CUDA's extended lambdas may not live in private members.
   void setup_nodes();
@@ -141,7 +142,7 @@ public:
 private:
   StepParams params() const;
   void forces_standard(const StepParams &p);
-  void apply_nodal_loads(const StepParams &p);
+  void apply_nodal_loads();
 
   HostMesh host_mesh_;
   Mesh mesh_;
@@ -170,7 +171,7 @@ private:
     CoordView X, D, x, d, v, w;
     CoordView f[2], m[2]; // double-buffered forces and moments
     RealView mass, rotary;
-    IndexView code, node;                                       // constraint code and global node
+    IndexView code;                                             // constraint code
     Kokkos::View<Index **, Kokkos::LayoutLeft, MemSpace> peers; // (copy, slot): every copy of the node,
                                                                 // ascending, -1 padded
     int current = 0;

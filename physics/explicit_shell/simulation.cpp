@@ -32,17 +32,6 @@ namespace fegpu::shell {
 
 namespace {
 
-void check_set(const InputNode &node, const std::string &name, const std::vector<HostMesh::Set> &sets,
-               const char *kind) {
-  std::string list;
-  for (const auto &s : sets) {
-    if (s.name == name) return;
-    list += (list.empty() ? "" : ", ") + s.name;
-  }
-  node.error(std::string("the mesh has no ") + kind + " named '" + name +
-             "' (it has: " + (list.empty() ? "none" : list) + ")");
-}
-
 std::array<double, 3> vector3(const InputNode &n) {
   const auto v = n.as<std::vector<double>>();
   if (v.size() != 3) n.error("expected a vector [x, y, z]");
@@ -76,7 +65,7 @@ Config parse_config(const InputNode &root, const HostMesh &mesh) {
       ConstraintSpec s;
       const std::string type = bc.get_choice("type", {"fixed", "symmetry", "velocity", "displacement"});
       s.set = bc.get<std::string>("node_set");
-      check_set(bc.child("node_set"), s.set, mesh.node_sets, "node set");
+      require_set(bc.child("node_set"), s.set, mesh.node_sets, "node set");
       if (type == "fixed") {
         const InputNode dofs = bc.child("dofs");
         const auto names =
@@ -134,12 +123,12 @@ Config parse_config(const InputNode &root, const HostMesh &mesh) {
             s.point = vector3(l.child("point"));
           } else {
             s.set = l.get<std::string>("node_set");
-            check_set(l.child("node_set"), s.set, mesh.node_sets, "node set");
+            require_set(l.child("node_set"), s.set, mesh.node_sets, "node set");
           }
         } else if (type == "edge_traction") {
           s.kind = LoadSpec::EdgeTraction;
           s.set = l.get<std::string>("side_set");
-          check_set(l.child("side_set"), s.set, mesh.side_sets, "side set");
+          require_set(l.child("side_set"), s.set, mesh.side_sets, "side set");
         } else {
           s.kind = LoadSpec::BodyForce;
         }
@@ -147,7 +136,7 @@ Config parse_config(const InputNode &root, const HostMesh &mesh) {
       if (l.has("function")) s.function = TimeFunction::parse(l.child("function"));
       c.loads.push_back(s);
     }
-    if (c.loads.size() > 16) list.error("at most 16 loads");
+    if (c.loads.size() > kMaxLoads) list.error("at most " + std::to_string(kMaxLoads) + " loads");
   }
   if (root.has("initial_conditions")) {
     const InputNode ic = root.child("initial_conditions");

@@ -74,4 +74,15 @@ HostMesh read_mesh_section(const InputNode &s, const std::string &input_file, co
   return wrap([&] { return generate_disc(type, nt, nr, r, core, g); });
 }
 
+void require_set(const InputNode &node, const std::string &name, const std::vector<HostMesh::Set> &sets,
+                 const char *kind) {
+  std::string list;
+  for (const auto &s : sets) {
+    if (s.name == name) return;
+    list += (list.empty() ? "" : ", ") + s.name;
+  }
+  node.error(std::string("the mesh has no ") + kind + " named '" + name +
+             "' (it has: " + (list.empty() ? "none" : list) + ")");
+}
+
 } // namespace fegpu

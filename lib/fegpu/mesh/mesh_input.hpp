@@ -21,4 +21,9 @@ namespace fegpu {
 HostMesh read_mesh_section(const InputNode &section, const std::string &input_file,
                            const std::vector<ElementType> &allowed);
 
+/// Throws at `node` (listing the sets the mesh has) unless `sets` holds one named `name`; `kind`
+/// names the sets in the message ("node set", "side set").
+void require_set(const InputNode &node, const std::string &name, const std::vector<HostMesh::Set> &sets,
+                 const char *kind);
+
 } // namespace fegpu
