@@ -32,9 +32,14 @@ struct Crs {
   IndexView indices; // (offsets(last))
 };
 
-/// Policy over [begin, end) on the default execution space.
-inline Kokkos::RangePolicy<ExecSpace> range(Index begin, Index end) {
-  return Kokkos::RangePolicy<ExecSpace>(begin, end);
+/// Policy over [begin, end) on the default execution space. The light-weight hint makes CUDA
+/// pass the functor as a kernel argument (up to 4 kB): Kokkos' default for functors over 512 bytes
+/// copies them to constant memory and first waits on the host for the previous such kernel, which
+/// serialises the host with the device on every launch (measured on an H100: the 12,500-element
+/// shell plate took 46 us a step without the hint, 24 us with it).
+inline auto range(Index begin, Index end) {
+  return Kokkos::Experimental::require(Kokkos::RangePolicy<ExecSpace>(begin, end),
+                                       Kokkos::Experimental::WorkItemProperty::HintLightWeight);
 }
 
 } // namespace fegpu
