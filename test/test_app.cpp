@@ -306,3 +306,75 @@ TEST_F(App, BadFractureInput) {
                    {"fracture.strength", "modulus"});
   expect_bad_input(replace(kFracture, "phi_n: 1.0e-4, ", ""), {"fracture.law", "phi_n"});
 }
+
+namespace {
+// A quarter of the MacNeal-Harder hemisphere, pinched; the mesh comes from an Exodus file.
+const std::string kShell = R"(physics: explicit_shell
+mesh: {file: hemisphere.exo}
+material: {density: 1.0, youngs_modulus: 6.825e7, poissons_ratio: 0.3, thickness: 0.04}
+boundary_conditions:
+  - {type: symmetry, node_set: start, normal: y}
+  - {type: symmetry, node_set: end, normal: x}
+loads:
+  - {type: force, point: [10, 0, 0], value: [0.001, 0, 0], function: {t: [0, 0.01], f: [0, 1]}}
+  - {type: force, point: [0, 10, 0], value: [0, -0.001, 0], function: {t: [0, 0.01], f: [0, 1]}}
+solver: {damping: 10.0}
+time: {end_time: 0.05}
+output: {file: hemisphere.e, every_time: 0.01}
+)";
+} // namespace
+
+TEST_F(App, ShellRunsOnAnExodusMesh) {
+  const fegpu::HostMesh h = fegpu::generate_hemisphere(6, 6, 10.0, 18.0, 90.0);
+  { fegpu::ExodusWriter w((dir_ / "hemisphere.exo").string(), h, {}); }
+  const Result r = run(kShell);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("49 nodes, 36 MITC4 shell elements"), std::string::npos) << r.out;
+  const fegpu::ExodusReader out((dir_ / "out" / "hemisphere.e").string());
+  const fegpu::HostMesh back = fegpu::read_exodus_mesh((dir_ / "out" / "hemisphere.e").string());
+  EXPECT_EQ(back.xyz, h.xyz);
+  EXPECT_EQ(back.conn, h.conn);
+  ASSERT_EQ(out.times().size(), 6u);
+  const auto names = out.variable_names('g');
+  const auto col = [&](const std::string &n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
+  const auto g = out.global(6);
+  EXPECT_GT(g[col("external_work")], 0.0);
+  EXPECT_LT(std::abs(g[col("energy_error")]), 1e-3);
+  // The loaded point moves outward along x, the other inward along y, by the same amount (to the
+  // geometric nonlinearity, ~1e-6 at this load).
+  const auto ux = out.nodal(6, "displacement_x"), uy = out.nodal(6, "displacement_y");
+  const auto at = [&](double x, double y) {
+    for (std::size_t n = 0; n < h.xyz.size() / 3; ++n)
+      if (std::abs(h.xyz[3 * n] - x) < 1e-9 && std::abs(h.xyz[3 * n + 1] - y) < 1e-9) return n;
+    return std::size_t(-1);
+  };
+  EXPECT_GT(ux[at(10, 0)], 0.0);
+  EXPECT_NEAR(-uy[at(0, 10)], ux[at(10, 0)], 1e-4 * ux[at(10, 0)]);
+  EXPECT_EQ(out.element(6, "von_mises_top").size(), 36u);
+}
+
+TEST_F(App, BadShellInput) {
+  const fegpu::HostMesh h = fegpu::generate_hemisphere(6, 6, 10.0, 18.0, 90.0);
+  { fegpu::ExodusWriter w((dir_ / "hemisphere.exo").string(), h, {}); }
+  expect_bad_input(replace(kShell, "normal: y}", "normal: w}"), {"boundary_conditions[0].normal", "unknown axis"});
+  expect_bad_input(
+      replace(kShell, "type: symmetry, node_set: start, normal: y}", "type: fixed, node_set: start, dofs: [ux, uw]}"),
+      {"dofs", "unknown dof 'uw'"});
+  expect_bad_input(replace(kShell, "type: symmetry, node_set: start", "type: symmetry, node_set: equatr"),
+                   {"boundary_conditions[0].node_set", "no node set named 'equatr'", "equator"});
+  expect_bad_input(replace(kShell, "point: [10, 0, 0],", "point: [10, 0, 0], node_set: hole,"),
+                   {"loads[0]", "exactly one of node_set and point"});
+  expect_bad_input(replace(kShell, "thickness: 0.04", "thickness: 0.0"), {"material.thickness"});
+  expect_bad_input(replace(kShell, "damping: 10.0", "damping: -1.0"), {"solver.damping", ">= 0"});
+  expect_bad_input(replace(kShell, "{damping: 10.0}", "{scheme: implicit}"), {"solver.scheme", "element_local"});
+  expect_bad_input(
+      replace(kShell, "{file: hemisphere.exo}", "{generator: hemisphere, n_theta: 4, n_phi: 4, radius: 10, hole: 95}"),
+      {"mesh.hole", "below 90"});
+  expect_bad_input(
+      replace(kShell, "{file: hemisphere.exo}", "{generator: rectangle, element: tri3, nx: 2, ny: 2, lx: 1, ly: 1}"),
+      {"mesh.element", "shell4"});
+  // A shell mesh given to a solid module.
+  expect_bad_input(replace(kGood, "{generator: rectangle, element: tri6, nx: 10, ny: 2, lx: 1.0, ly: 0.1}",
+                           "{generator: cylinder, n_theta: 8, n_z: 2, radius: 1, length: 1}"),
+                   {"mesh.generator", "does not accept shell meshes"});
+}

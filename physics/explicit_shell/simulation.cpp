@@ -73,7 +73,7 @@ Config parse_config(const InputNode &root, const HostMesh &mesh) {
         for (const std::string &d : names) {
           if (d == "all") {
             s.translation = {true, true, true}, s.rotation = {true, true, true};
-          } else if (d.size() == 2 && (d[0] == 'u' || d[0] == 'r')) {
+          } else if (d.size() == 2 && (d[0] == 'u' || d[0] == 'r') && d[1] >= 'x' && d[1] <= 'z') {
             const int k = axis_of(dofs, d.substr(1));
             (d[0] == 'u' ? s.translation : s.rotation)[k] = true;
           } else {

@@ -268,4 +268,30 @@ HostMesh generate_cylinder(int n_theta, int n_z, double radius, double length, d
   return h;
 }
 
+HostMesh generate_hemisphere(int n_theta, int n_phi, double radius, double hole_deg, double angle_deg) {
+  check_counts(n_theta, n_phi, "hemisphere");
+  if (!(radius > 0)) throw InputError("hemisphere: radius must be > 0");
+  // A closed pole would collapse the ring of quads around it into triangles.
+  if (!(hole_deg > 0 && hole_deg < 90)) throw InputError("hemisphere: the polar opening must be in (0, 90) degrees");
+  HostMesh h;
+  h.type = ElementType::Shell4;
+  h.dim = 3;
+  const bool closed = std::abs(angle_deg - 360.0) < 1e-12;
+  const int NI = n_theta + (closed ? 0 : 1), NJ = n_phi + 1;
+  const double span = angle_deg * std::numbers::pi / 180.0, deg = std::numbers::pi / 180.0;
+  // J = 0 is the equator (polar angle 90 degrees), J = n_phi the opening.
+  for (int J = 0; J < NJ; ++J)
+    for (int I = 0; I < NI; ++I) {
+      const double th = span * I / n_theta, phi = (90.0 - (90.0 - hole_deg) * J / n_phi) * deg;
+      h.xyz.insert(h.xyz.end(), {radius * std::sin(phi) * std::cos(th), radius * std::sin(phi) * std::sin(th),
+                                 radius * std::cos(phi)});
+    }
+  // theta x (towards the pole) keeps the outward normal, as on the cylinder.
+  add_block(
+      h, n_theta, n_phi, [&](int I, int J) { return J * NI + (I % NI); }, [](int, int) { return false; },
+      {"equator", closed ? "" : "end", "hole", closed ? "" : "start"});
+  finish(h, "hemisphere");
+  return h;
+}
+
 } // namespace fegpu

@@ -29,6 +29,11 @@ HostMesh generate_disc(ElementType type, int n_theta, int n_r, double radius, do
 /// `angle_deg` degrees (360: closed). Sets bottom (z=0), top (z=L) and, for a panel, start, end.
 HostMesh generate_cylinder(int n_theta, int n_z, double radius, double length, double angle_deg = 360.0);
 
+/// Hemisphere of `radius` about the z axis (pole at +z) in Shell4 quads with a polar opening of
+/// `hole_deg` degrees (MacNeal-Harder's 18), n_theta cells around x n_phi from the equator to the
+/// opening, over `angle_deg` degrees. Sets equator, hole and, for a sector, start, end.
+HostMesh generate_hemisphere(int n_theta, int n_phi, double radius, double hole_deg, double angle_deg = 360.0);
+
 /// Element counts expected of a structured quad mesh of cells split per type.
 inline int elements_per_cell(ElementType t) { return (t == ElementType::Tri3 || t == ElementType::Tri6) ? 2 : 1; }
 

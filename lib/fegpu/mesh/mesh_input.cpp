@@ -39,7 +39,7 @@ HostMesh read_mesh_section(const InputNode &s, const std::string &input_file, co
       s.child("file").error("this module does not accept " + type_name(h.type) + " elements");
     return h;
   }
-  const std::string gen = s.get_choice("generator", {"rectangle", "annulus", "disc", "cylinder"});
+  const std::string gen = s.get_choice("generator", {"rectangle", "annulus", "disc", "cylinder", "hemisphere"});
   const auto wrap = [&](auto &&make) -> HostMesh {
     try {
       return make();
@@ -47,12 +47,21 @@ HostMesh read_mesh_section(const InputNode &s, const std::string &input_file, co
       s.error(e.what());
     }
   };
-  if (gen == "cylinder") {
+  if (gen == "cylinder" || gen == "hemisphere") {
     if (std::find(allowed.begin(), allowed.end(), ElementType::Shell4) == allowed.end())
       s.child("generator").error("this module does not accept shell meshes");
-    const int nt = s.get_positive_int("n_theta"), nz = s.get_positive_int("n_z");
-    const double r = s.get_positive("radius"), l = s.get_positive("length"), ang = s.get_positive("angle", 360.0);
-    return wrap([&] { return generate_cylinder(nt, nz, r, l, ang); });
+    const int nt = s.get_positive_int("n_theta");
+    const double r = s.get_positive("radius"), ang = s.get_positive("angle", 360.0);
+    if (ang > 360.0) s.child("angle").error("must be at most 360 degrees");
+    if (gen == "cylinder") {
+      const int nz = s.get_positive_int("n_z");
+      const double l = s.get_positive("length");
+      return wrap([&] { return generate_cylinder(nt, nz, r, l, ang); });
+    }
+    const int np = s.get_positive_int("n_phi");
+    const double hole = s.get_positive("hole");
+    if (hole >= 90.0) s.child("hole").error("the polar opening must be below 90 degrees");
+    return wrap([&] { return generate_hemisphere(nt, np, r, hole, ang); });
   }
   const ElementType type = parse_type(s, allowed);
   if (gen == "rectangle") {
