@@ -47,6 +47,20 @@ KOKKOS_INLINE_FUNCTION constexpr int facet_node(ElementType t, int f, int k) {
   return e.corners + f * (e.order - 1) + (k - 2);
 }
 
+/// Lattice position (a, b), 0 <= a, b <= order, of local node k of a quadrilateral on the tensor
+/// lattice of its reference square [-1, 1]^2 (node at xi = -1 + 2 a / order): corners
+/// counter-clockwise, each edge's interior nodes from its first corner on, then the interior row by
+/// row (Exodus QUAD4, QUAD8, QUAD9, QUAD16 order; QUAD8 has no centre).
+KOKKOS_INLINE_FUNCTION constexpr void quad_lattice(ElementType t, int k, int &a, int &b) {
+  constexpr int q1[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+  constexpr int q2[9][2] = {{0, 0}, {2, 0}, {2, 2}, {0, 2}, {1, 0}, {2, 1}, {1, 2}, {0, 1}, {1, 1}};
+  constexpr int q3[16][2] = {{0, 0}, {3, 0}, {3, 3}, {0, 3}, {1, 0}, {2, 0}, {3, 1}, {3, 2},
+                             {2, 3}, {1, 3}, {0, 2}, {0, 1}, {1, 1}, {2, 1}, {2, 2}, {1, 2}};
+  const int order = element_info(t).order;
+  const int *p = order == 1 ? q1[k] : order == 2 ? q2[k] : q3[k];
+  a = p[0], b = p[1];
+}
+
 /// Exodus II element type name.
 std::string exodus_name(ElementType t);
 /// Parses an Exodus type name (case-insensitive, e.g. "TRI6", "QUAD4", "SHELL4"); false if unknown.

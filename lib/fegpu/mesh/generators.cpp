@@ -59,32 +59,12 @@ CellTemplate cell_template(ElementType t, bool other_diagonal) {
     break;
   case ElementType::Quad4:
   case ElementType::Shell4:
-    c.elems = 1;
-    c.nodes[0] = {{{0, 0}, {1, 0}, {1, 1}, {0, 1}}};
-    break;
   case ElementType::Quad8:
   case ElementType::Quad9:
-    c.elems = 1;
-    c.nodes[0] = {{{0, 0}, {2, 0}, {2, 2}, {0, 2}, {1, 0}, {2, 1}, {1, 2}, {0, 1}, {1, 1}}};
-    break;
   case ElementType::Quad16:
     c.elems = 1;
-    c.nodes[0] = {{{0, 0},
-                   {3, 0},
-                   {3, 3},
-                   {0, 3},
-                   {1, 0},
-                   {2, 0},
-                   {3, 1},
-                   {3, 2},
-                   {2, 3},
-                   {1, 3},
-                   {0, 2},
-                   {0, 1},
-                   {1, 1},
-                   {2, 1},
-                   {2, 2},
-                   {1, 2}}};
+    for (int k = 0; k < element_info(t).nodes; ++k)
+      quad_lattice(t, k, c.nodes[0][k][0], c.nodes[0][k][1]);
     break;
   }
   return c;

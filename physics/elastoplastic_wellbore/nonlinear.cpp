@@ -1,0 +1,96 @@
+#include "nonlinear.hpp"
+
+#include "fegpu/core/error.hpp"
+
+#include <cmath>
+
+namespace fegpu::wellbore {
+
+Method method_from_string(const std::string &name) {
+  if (name == "newton") return Method::Newton;
+  if (name == "initial_stiffness") return Method::InitialStiffness;
+  if (name == "modified_initial_stiffness") return Method::ModifiedInitialStiffness;
+  throw InputError("unknown nonlinear method '" + name + "'");
+}
+
+std::string to_string(Method m) {
+  switch (m) {
+  case Method::Newton:
+    return "newton";
+  case Method::InitialStiffness:
+    return "initial_stiffness";
+  case Method::ModifiedInitialStiffness:
+    return "modified_initial_stiffness";
+  }
+  return "";
+}
+
+namespace {
+double dot(const DofView &a, const DofView &b) {
+  double s = 0;
+  const Index n = static_cast<Index>(a.extent(0));
+  Kokkos::parallel_reduce(
+      "fegpu::wellbore::dot", range(0, n),
+      KOKKOS_LAMBDA(Index i, double &acc) { acc += a(i, 0) * b(i, 0) + a(i, 1) * b(i, 1); }, s);
+  return s;
+}
+/// y = x + a d (y may alias x).
+void axpy(const DofView &y, const DofView &x, double a, const DofView &d) {
+  Kokkos::parallel_for(
+      "fegpu::wellbore::axpy", range(0, static_cast<Index>(y.extent(0))),
+      KOKKOS_LAMBDA(Index i) { y(i, 0) = x(i, 0) + a * d(i, 0), y(i, 1) = x(i, 1) + a * d(i, 1); });
+}
+} // namespace
+
+std::vector<IterationRecord> solve_load_step(WellboreModel &model, const DofView &u, const NonlinearOptions &o,
+                                             bool &converged) {
+  Kokkos::Profiling::ScopedRegion region("fegpu::wellbore::load_step");
+  const Index nn = model.num_nodes();
+  DofView R("fegpu::wellbore::R", nn, 2), du("fegpu::wellbore::du", nn, 2), y("fegpu::wellbore::y", nn, 2),
+      ds("fegpu::wellbore::du_star", nn, 2), b("fegpu::wellbore::minus_R", nn, 2);
+  const double fnorm = std::sqrt(dot(model.external_forces(), model.external_forces()));
+  const double scale = fnorm > 0 ? fnorm : 1.0;
+  std::vector<IterationRecord> history;
+  converged = false;
+  // out = -K^-1 R, returning the CG iterations.
+  const auto correction = [&](const DofView &out) {
+    axpy(b, R, -2.0, R); // b = -R
+    Kokkos::deep_copy(out, 0.0);
+    const int it = model.solve(b, out, o.linear_tolerance, o.max_linear_iterations);
+    if (it < 0) throw RunError("the conjugate-gradient solve did not converge");
+    return it;
+  };
+  if (o.method != Method::Newton) model.jacobian(u); // the stiffness at the committed state, once
+  model.residual(u, R);
+  double r = std::sqrt(dot(R, R)) / scale;
+  if (o.method == Method::ModifiedInitialStiffness && r > o.tolerance) {
+    int it = correction(du); // du^0 at u^0
+    double omega = 1.0;
+    for (int k = 0; k < o.max_iterations; ++k) {
+      axpy(y, u, omega, du);
+      model.residual(y, R);
+      it += correction(ds);
+      axpy(u, y, 1.0, ds);
+      omega += dot(du, ds) / dot(du, du);
+      history.push_back({r, it});
+      model.residual(u, R);
+      r = std::sqrt(dot(R, R)) / scale;
+      if (r <= o.tolerance) break;
+      it = correction(du);
+    }
+  } else {
+    for (int k = 0; k < o.max_iterations && r > o.tolerance; ++k) {
+      if (o.method == Method::Newton) model.jacobian(u);
+      const int it = correction(du);
+      history.push_back({r, it});
+      axpy(u, u, 1.0, du);
+      model.residual(u, R);
+      r = std::sqrt(dot(R, R)) / scale;
+    }
+  }
+  history.push_back({r, 0});
+  converged = r <= o.tolerance;
+  return history;
+}
+
+} // namespace fegpu::wellbore

@@ -1,0 +1,420 @@
+#include "wellbore_model.hpp"
+
+#include "fegpu/core/error.hpp"
+#include "fegpu/mesh/topology.hpp"
+
+#include <cmath>
+
+namespace fegpu::wellbore {
+
+namespace {
+constexpr int kMaxNeighbours = 128; // nodes sharing an element with one node
+constexpr int kMaxDofs = 2 * kMaxQuadNodes;
+
+using Flat = Kokkos::View<double *, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+Flat flat(const DofView &v) { return Flat(v.data(), v.extent(0) * v.extent(1)); }
+
+/// sigma += D eps for eps = (xx, yy, gamma_xy), plane strain.
+KOKKOS_INLINE_FUNCTION void add_elastic(const MohrCoulomb &m, const double eps[3], double s[4]) {
+  const double tr = m.lambda * (eps[0] + eps[1]);
+  s[0] += tr + 2 * m.G * eps[0], s[1] += tr + 2 * m.G * eps[1], s[2] += tr, s[3] += m.G * eps[2];
+}
+
+/// The nodes sharing an element with node n, sorted and unique, into nb; their count, or -1 if
+/// more than kMaxNeighbours.
+KOKKOS_INLINE_FUNCTION int neighbours(Index n, const Crs &n2e, const ConnView &conn, int npe, Index nb[]) {
+  int count = 0;
+  for (Index i = n2e.offsets(n); i < n2e.offsets(n + 1); ++i)
+    for (int k = 0; k < npe; ++k) {
+      const Index m = conn(n2e.indices(i), k);
+      int pos = count;
+      while (pos > 0 && nb[pos - 1] > m)
+        --pos;
+      if (pos > 0 && nb[pos - 1] == m) continue;
+      if (count == kMaxNeighbours) return -1;
+      for (int j = count; j > pos; --j)
+        nb[j] = nb[j - 1];
+      nb[pos] = m, ++count;
+    }
+  return count;
+}
+
+/// Strains of the increment at each point, the Mohr-Coulomb update from the committed stress,
+/// and the element's B^T W sigma (the thesis's block strategy).
+struct ResidualBlock {
+  DeviceView<double ***> B;
+  DeviceView<double **> W;
+  ConnView conn;
+  DofView u, un;
+  DeviceView<double **[4]> sn, sig;
+  DeviceView<int **> reg;
+  MohrCoulomb m;
+  int np, npe;
+
+  template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
+    double du[kMaxDofs], fe[kMaxDofs];
+    for (int k = 0; k < npe; ++k) {
+      const Index n = conn(e, k);
+      du[2 * k] = u(n, 0) - un(n, 0), du[2 * k + 1] = u(n, 1) - un(n, 1);
+      fe[2 * k] = fe[2 * k + 1] = 0;
+    }
+    for (int q = 0; q < np; ++q) {
+      double eps[3] = {0, 0, 0};
+      for (int r = 0; r < 3; ++r)
+        for (int j = 0; j < 2 * npe; ++j)
+          eps[r] += B(e, 3 * q + r, j) * du[j];
+      double trial[4] = {sn(e, q, 0), sn(e, q, 1), sn(e, q, 2), sn(e, q, 3)}, s[4], dg[2];
+      add_elastic(m, eps, trial);
+      reg(e, q) = static_cast<int>(return_map(m, trial, s, dg));
+      for (int i = 0; i < 4; ++i)
+        sig(e, q, i) = s[i];
+      const double w = W(e, q);
+      for (int j = 0; j < 2 * npe; ++j)
+        fe[j] += w * (B(e, 3 * q, j) * s[0] + B(e, 3 * q + 1, j) * s[1] + B(e, 3 * q + 2, j) * s[3]);
+    }
+    for (int k = 0; k < npe; ++k)
+      add(conn(e, k), 0, fe[2 * k]), add(conn(e, k), 1, fe[2 * k + 1]);
+  }
+};
+/// Every point's stress to the hydrostatic s0 (xx, yy, zz).
+void fill_hydrostatic(const DeviceView<double **[4]> &s, double s0) {
+  const int np = static_cast<int>(s.extent(1));
+  Kokkos::parallel_for(
+      "fegpu::wellbore::prestress", range(0, static_cast<Index>(s.extent(0))), KOKKOS_LAMBDA(Index e) {
+        for (int q = 0; q < np; ++q)
+          s(e, q, 0) = s(e, q, 1) = s(e, q, 2) = s0, s(e, q, 3) = 0;
+      });
+}
+} // namespace
+
+WellboreModel::WellboreModel(const HostMesh &h, const Config &config)
+    : config_(config), mesh_(upload(h)), basis_(h.type) {
+  Kokkos::Profiling::ScopedRegion region("fegpu::wellbore::setup");
+  if (h.type != ElementType::Quad4 && h.type != ElementType::Quad9 && h.type != ElementType::Quad16)
+    throw InputError("the wellbore module needs Lagrange quadrilaterals (quad4, quad9, quad16), not " +
+                     type_name(h.type));
+  const int np = (basis_.order + 1) * (basis_.order + 1);
+  const Index ne = mesh_.num_elems(), nn = mesh_.num_nodes();
+  sigma_n_ = DeviceView<double **[4]>("fegpu::wellbore::sigma_n", ne, np);
+  sigma_ = DeviceView<double **[4]>("fegpu::wellbore::sigma", ne, np);
+  regime_ = DeviceView<int **>("fegpu::wellbore::regime", ne, np);
+  fill_hydrostatic(sigma_n_, config_.prestress);
+  Kokkos::deep_copy(sigma_, sigma_n_);
+  u_n_ = DofView("fegpu::wellbore::u_n", nn, 2);
+  build_operators();
+  build_graph();
+  build_loads(h);
+}
+
+void WellboreModel::build_operators() {
+  const int order = basis_.order, n1 = order + 1, np = n1 * n1, npe = basis_.nodes;
+  const Index ne = mesh_.num_elems();
+  ops_.points = np, ops_.nodes = npe;
+  ops_.B = DeviceView<double ***>("fegpu::wellbore::B", ne, 3 * np, 2 * npe);
+  ops_.W = DeviceView<double **>("fegpu::wellbore::W", ne, np);
+  ops_.xy = DeviceView<double **[2]>("fegpu::wellbore::point_xy", ne, np);
+  const auto B = ops_.B;
+  const auto W = ops_.W;
+  const auto xy = ops_.xy;
+  const auto conn = mesh_.elem2node;
+  const auto X = mesh_.coords;
+  const QuadBasis basis = basis_;
+  Index bad = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::wellbore::operators", range(0, ne),
+      KOKKOS_LAMBDA(Index e, Index & nbad) {
+        for (int q = 0; q < np; ++q) {
+          double xi, eta, wx, wy;
+          gauss_legendre(n1, q % n1, xi, wx);
+          gauss_legendre(n1, q / n1, eta, wy);
+          double N[kMaxQuadNodes], dN[kMaxQuadNodes][2];
+          basis.eval(xi, eta, N, dN);
+          double J[2][2] = {{0, 0}, {0, 0}}, px = 0, py = 0;
+          for (int k = 0; k < npe; ++k) {
+            const Index n = conn(e, k);
+            px += N[k] * X(n, 0), py += N[k] * X(n, 1);
+            for (int d = 0; d < 2; ++d)
+              J[0][d] += X(n, 0) * dN[k][d], J[1][d] += X(n, 1) * dN[k][d];
+          }
+          const double det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+          if (!(det > 0)) ++nbad;
+          W(e, q) = wx * wy * det;
+          xy(e, q, 0) = px, xy(e, q, 1) = py;
+          for (int k = 0; k < npe; ++k) {
+            // dN/dx = J^-T dN/dxi
+            const double gx = (J[1][1] * dN[k][0] - J[1][0] * dN[k][1]) / det;
+            const double gy = (-J[0][1] * dN[k][0] + J[0][0] * dN[k][1]) / det;
+            B(e, 3 * q + 0, 2 * k) = gx, B(e, 3 * q + 0, 2 * k + 1) = 0;
+            B(e, 3 * q + 1, 2 * k) = 0, B(e, 3 * q + 1, 2 * k + 1) = gy;
+            B(e, 3 * q + 2, 2 * k) = gy, B(e, 3 * q + 2, 2 * k + 1) = gx;
+          }
+        }
+      },
+      bad);
+  if (bad > 0)
+    throw InputError(std::to_string(bad) +
+                     " integration points with a non-positive Jacobian (inverted or clockwise elements)");
+}
+
+void WellboreModel::build_graph() {
+  const Index nn = mesh_.num_nodes();
+  const int npe = basis_.nodes;
+  const Crs n2e = build_node2elem(mesh_);
+  if (config_.scatter == ScatterStrategy::Coloring)
+    coloring_ = color_elements(mesh_, n2e, ColoringAlgorithm::JonesPlassmann);
+  const auto conn = mesh_.elem2node;
+  // Neighbour nodes of each node, sorted and unique: counted, scanned, filled.
+  IndexView node_ptr("fegpu::wellbore::node_ptr", nn + 1);
+  Index overflow = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::wellbore::graph_count", range(0, nn),
+      KOKKOS_LAMBDA(Index n, Index & over) {
+        Index nb[kMaxNeighbours];
+        const int c = neighbours(n, n2e, conn, npe, nb);
+        if (c < 0) ++over;
+        node_ptr(n + 1) = c < 0 ? 0 : c;
+      },
+      overflow);
+  if (overflow > 0)
+    throw InputError("a node shares elements with more than " + std::to_string(kMaxNeighbours) + " nodes");
+  Kokkos::parallel_scan(
+      "fegpu::wellbore::graph_scan", range(0, nn + 1), KOKKOS_LAMBDA(Index i, Index & sum, bool final) {
+        sum += node_ptr(i);
+        if (final) node_ptr(i) = sum;
+      });
+  // Row d = c * nn + n holds the columns c' * nn + m for both components c' and every neighbour
+  // m, so its length is twice the node's count.
+  K_.row_ptr = IndexView("fegpu::wellbore::row_ptr", 2 * nn + 1);
+  const auto row_ptr = K_.row_ptr;
+  Kokkos::parallel_scan(
+      "fegpu::wellbore::row_scan", range(0, 2 * nn), KOKKOS_LAMBDA(Index d, Index & sum, bool final) {
+        const Index n = d % nn;
+        sum += 2 * (node_ptr(n + 1) - node_ptr(n));
+        if (final) row_ptr(d + 1) = sum;
+      });
+  Index nnz = 0;
+  Kokkos::deep_copy(nnz, Kokkos::subview(row_ptr, 2 * nn));
+  K_.cols = IndexView("fegpu::wellbore::cols", nnz);
+  K_.values = RealView("fegpu::wellbore::values", nnz);
+  const auto cols = K_.cols;
+  Kokkos::parallel_for(
+      "fegpu::wellbore::graph_fill", range(0, nn), KOKKOS_LAMBDA(Index n) {
+        Index nb[kMaxNeighbours];
+        const int count = neighbours(n, n2e, conn, npe, nb);
+        for (int c = 0; c < 2; ++c) {
+          Index p = row_ptr(c * nn + n);
+          for (int cc = 0; cc < 2; ++cc)
+            for (int j = 0; j < count; ++j)
+              cols(p++) = cc * nn + nb[j];
+        }
+      });
+}
+
+void WellboreModel::build_loads(const HostMesh &h) {
+  const Index nn = mesh_.num_nodes();
+  f_ext_ = DofView("fegpu::wellbore::f_ext", nn, 2);
+  fixed_ = DeviceView<int *>("fegpu::wellbore::fixed", 2 * nn);
+  const auto f = f_ext_;
+  const auto conn = mesh_.elem2node;
+  const auto X = mesh_.coords;
+  const ElementType type = mesh_.type;
+  const int order = basis_.order, nf = order + 1;
+  for (const Config::NormalStress &ns : config_.normal_stress) {
+    const SideSet &s = mesh_.side_set(ns.side_set);
+    const double value = ns.value;
+    const auto elems = s.elems;
+    const auto facets = s.facets;
+    // f_k += int N_k sigma_nn n ds with n ds = (dy, -dx) along a counter-clockwise edge.
+    Kokkos::parallel_for(
+        "fegpu::wellbore::normal_stress", range(0, static_cast<Index>(elems.extent(0))), KOKKOS_LAMBDA(Index i) {
+          const Index e = elems(i);
+          const int fc = facets(i);
+          for (int q = 0; q < nf; ++q) {
+            double s, w;
+            gauss_legendre(nf, q, s, w);
+            double N[4], dN[4], dx = 0, dy = 0;
+            for (int k = 0; k < nf; ++k) {
+              const int lattice = k == 0 ? 0 : k == 1 ? order : k - 1; // position along the edge
+              lagrange_1d(order, lattice, s, N[k], dN[k]);
+              const Index n = conn(e, facet_node(type, fc, k));
+              dx += dN[k] * X(n, 0), dy += dN[k] * X(n, 1);
+            }
+            for (int k = 0; k < nf; ++k) {
+              const Index n = conn(e, facet_node(type, fc, k));
+              Kokkos::atomic_add(&f(n, 0), w * N[k] * value * dy);
+              Kokkos::atomic_add(&f(n, 1), -w * N[k] * value * dx);
+            }
+          }
+        });
+  }
+  const auto fixed = fixed_;
+  for (const Config::Fixed &fx : config_.fixed) {
+    const auto nodes = mesh_.node_set(fx.node_set).nodes;
+    const int c = fx.component;
+    Kokkos::parallel_for(
+        "fegpu::wellbore::fixed_dofs", range(0, static_cast<Index>(nodes.extent(0))),
+        KOKKOS_LAMBDA(Index i) { fixed(c * nn + nodes(i)) = 1; });
+  }
+  (void)h;
+}
+
+void WellboreModel::residual(const DofView &u, const DofView &R) {
+  Kokkos::Profiling::ScopedRegion region("fegpu::wellbore::residual");
+  const int np = ops_.points, npe = ops_.nodes;
+  const Index nn = mesh_.num_nodes();
+  Kokkos::deep_copy(R, 0.0);
+  scatter_elements(
+      "fegpu::wellbore::residual_block", config_.scatter, coloring_, mesh_.num_elems(), R,
+      ResidualBlock{ops_.B, ops_.W, mesh_.elem2node, u, u_n_, sigma_n_, sigma_, regime_, config_.material, np, npe});
+  const auto f = f_ext_;
+  const auto fixed = fixed_;
+  Kokkos::parallel_for(
+      "fegpu::wellbore::residual_loads", range(0, 2 * nn), KOKKOS_LAMBDA(Index d) {
+        const Index n = d % nn;
+        const int c = d / nn;
+        R(n, c) = fixed(d) ? 0.0 : R(n, c) - f(n, c);
+      });
+}
+
+void WellboreModel::jacobian(const DofView &u) {
+  Kokkos::Profiling::ScopedRegion region("fegpu::wellbore::jacobian");
+  const int np = ops_.points, npe = ops_.nodes;
+  const Index nn = mesh_.num_nodes();
+  const auto B = ops_.B;
+  const auto W = ops_.W;
+  const auto conn = mesh_.elem2node;
+  const auto un = u_n_;
+  const auto sn = sigma_n_;
+  const auto row_ptr = K_.row_ptr;
+  const auto cols = K_.cols;
+  const auto values = K_.values;
+  const auto fixed = fixed_;
+  const MohrCoulomb m = config_.material;
+  Kokkos::deep_copy(values, 0.0);
+  Kokkos::parallel_for(
+      "fegpu::wellbore::jacobian_block", range(0, mesh_.num_elems()), KOKKOS_LAMBDA(Index e) {
+        double du[kMaxDofs], C[kMaxQuadNodes][3][3];
+        for (int k = 0; k < npe; ++k) {
+          const Index n = conn(e, k);
+          du[2 * k] = u(n, 0) - un(n, 0), du[2 * k + 1] = u(n, 1) - un(n, 1);
+        }
+        // The tangent on (xx, yy, xy) x (xx, yy, gamma_xy), times the point's weight.
+        constexpr int in_plane[3] = {0, 1, 3};
+        for (int q = 0; q < np; ++q) {
+          double eps[3] = {0, 0, 0};
+          for (int r = 0; r < 3; ++r)
+            for (int j = 0; j < 2 * npe; ++j)
+              eps[r] += B(e, 3 * q + r, j) * du[j];
+          double trial[4] = {sn(e, q, 0), sn(e, q, 1), sn(e, q, 2), sn(e, q, 3)}, s[4], dg[2], T[4][4];
+          add_elastic(m, eps, trial);
+          return_map(m, trial, s, dg, T);
+          for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 3; ++b)
+              C[q][a][b] = W(e, q) * T[in_plane[a]][in_plane[b]];
+        }
+        // One row of K_e at a time, added into the global row.
+        for (int i = 0; i < 2 * npe; ++i) {
+          const Index row = (i % 2) * nn + conn(e, i / 2);
+          if (fixed(row)) continue;
+          double krow[kMaxDofs];
+          for (int j = 0; j < 2 * npe; ++j)
+            krow[j] = 0;
+          for (int q = 0; q < np; ++q) {
+            double cb[3] = {0, 0, 0}; // B_i^T C
+            for (int a = 0; a < 3; ++a)
+              for (int b = 0; b < 3; ++b)
+                cb[b] += B(e, 3 * q + a, i) * C[q][a][b];
+            for (int j = 0; j < 2 * npe; ++j)
+              krow[j] += cb[0] * B(e, 3 * q, j) + cb[1] * B(e, 3 * q + 1, j) + cb[2] * B(e, 3 * q + 2, j);
+          }
+          for (int j = 0; j < 2 * npe; ++j) {
+            const Index col = (j % 2) * nn + conn(e, j / 2);
+            if (fixed(col)) continue;
+            Index lo = row_ptr(row), hi = row_ptr(row + 1) - 1;
+            while (lo < hi) {
+              const Index mid = (lo + hi) / 2;
+              if (cols(mid) < col)
+                lo = mid + 1;
+              else
+                hi = mid;
+            }
+            Kokkos::atomic_add(&values(lo), krow[j]);
+          }
+        }
+      });
+  Kokkos::parallel_for(
+      "fegpu::wellbore::jacobian_fixed", range(0, 2 * nn), KOKKOS_LAMBDA(Index d) {
+        if (!fixed(d)) return;
+        for (Index p = row_ptr(d); p < row_ptr(d + 1); ++p)
+          if (cols(p) == d) values(p) = 1.0;
+      });
+}
+
+int WellboreModel::solve(const DofView &b_, const DofView &x_, double rtol, int max_iterations) const {
+  Kokkos::Profiling::ScopedRegion region("fegpu::wellbore::cg");
+  const Index n = K_.rows();
+  const auto row_ptr = K_.row_ptr;
+  const auto cols = K_.cols;
+  const auto values = K_.values;
+  const Flat b = flat(b_), x = flat(x_);
+  RealView r("fegpu::wellbore::cg_r", n), z("fegpu::wellbore::cg_z", n), p("fegpu::wellbore::cg_p", n),
+      Ap("fegpu::wellbore::cg_Ap", n), dinv("fegpu::wellbore::cg_dinv", n);
+  Kokkos::parallel_for(
+      "fegpu::wellbore::cg_setup", range(0, n), KOKKOS_LAMBDA(Index i) {
+        double diag = 0, ax = 0;
+        for (Index q = row_ptr(i); q < row_ptr(i + 1); ++q) {
+          if (cols(q) == i) diag = values(q);
+          ax += values(q) * x(cols(q));
+        }
+        dinv(i) = 1 / diag;
+        r(i) = b(i) - ax;
+        z(i) = dinv(i) * r(i);
+        p(i) = z(i);
+      });
+  double bb = 0, rz = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::wellbore::cg_norm", range(0, n), KOKKOS_LAMBDA(Index i, double &s) { s += b(i) * b(i); }, bb);
+  Kokkos::parallel_reduce(
+      "fegpu::wellbore::cg_rz", range(0, n), KOKKOS_LAMBDA(Index i, double &s) { s += r(i) * z(i); }, rz);
+  const double target = rtol * rtol * bb;
+  for (int it = 0; it < max_iterations; ++it) {
+    double rr = 0;
+    Kokkos::parallel_reduce(
+        "fegpu::wellbore::cg_rr", range(0, n), KOKKOS_LAMBDA(Index i, double &s) { s += r(i) * r(i); }, rr);
+    if (rr <= target) return it;
+    double pAp = 0;
+    Kokkos::parallel_reduce(
+        "fegpu::wellbore::cg_spmv", range(0, n),
+        KOKKOS_LAMBDA(Index i, double &s) {
+          double v = 0;
+          for (Index q = row_ptr(i); q < row_ptr(i + 1); ++q)
+            v += values(q) * p(cols(q));
+          Ap(i) = v;
+          s += p(i) * v;
+        },
+        pAp);
+    const double alpha = rz / pAp;
+    double rz_new = 0;
+    Kokkos::parallel_reduce(
+        "fegpu::wellbore::cg_update", range(0, n),
+        KOKKOS_LAMBDA(Index i, double &s) {
+          x(i) += alpha * p(i);
+          r(i) -= alpha * Ap(i);
+          z(i) = dinv(i) * r(i);
+          s += r(i) * z(i);
+        },
+        rz_new);
+    const double beta = rz_new / rz;
+    rz = rz_new;
+    Kokkos::parallel_for(
+        "fegpu::wellbore::cg_direction", range(0, n), KOKKOS_LAMBDA(Index i) { p(i) = z(i) + beta * p(i); });
+  }
+  return -max_iterations;
+}
+
+void WellboreModel::commit(const DofView &u) {
+  Kokkos::deep_copy(u_n_, u);
+  Kokkos::deep_copy(sigma_n_, sigma_);
+}
+
+} // namespace fegpu::wellbore

@@ -1,0 +1,99 @@
+#pragma once
+/// \file wellbore_model.hpp
+/// Quasi-static plane-strain elastoplasticity on Lagrange quadrilaterals by the thesis's
+/// integration-point operators (seed 002, chapter 5): precomputed once on the device, per element,
+/// the dense strain-displacement block B (all integration points x all element dofs) and the
+/// weights times det J (W); the residual gathers element displacements, forms strains at the
+/// points, applies the Mohr-Coulomb update and scatters B^T W sigma; the Jacobian assembles
+/// B^T D_ep W B into a CRS matrix whose structure is built once on the device. Degrees of freedom
+/// are numbered component-major (dof = component * num_nodes + node), the layout of a DofView.
+#include "fegpu/assembly/scatter.hpp"
+#include "fegpu/mesh/mesh.hpp"
+#include "mohr_coulomb.hpp"
+#include "quad_basis.hpp"
+
+#include <string>
+#include <vector>
+
+namespace fegpu::wellbore {
+
+struct Config {
+  MohrCoulomb material;
+  double prestress = 0; ///< hydrostatic initial stress (xx, yy and zz)
+  struct NormalStress {
+    std::string side_set;
+    double value; ///< sigma . n . n on the side, tension positive
+  };
+  std::vector<NormalStress> normal_stress;
+  struct Fixed {
+    std::string node_set;
+    int component; ///< 0: x, 1: y
+  };
+  std::vector<Fixed> fixed;
+  ScatterStrategy scatter = ScatterStrategy::Atomic;
+};
+
+/// A square sparse matrix in compressed rows on the device.
+struct CrsMatrix {
+  IndexView row_ptr; // (row + 1)
+  IndexView cols;    // (entry), ascending within a row
+  RealView values;   // (entry)
+  Index rows() const { return static_cast<Index>(row_ptr.extent(0)) - 1; }
+};
+
+/// The integration-point operators of the thesis: B (element, 3 * point + {xx, yy, gamma_xy},
+/// 2 * local node + component) and W (element, point).
+struct Operators {
+  int points = 0, nodes = 0; ///< per element
+  DeviceView<double ***> B;
+  DeviceView<double **> W;
+  DeviceView<double **[2]> xy; // (element, point, xy): where the points are
+};
+
+class WellboreModel {
+public:
+  WellboreModel(const HostMesh &mesh, const Config &config);
+
+  Index num_nodes() const { return mesh_.num_nodes(); }
+  Index num_elems() const { return mesh_.num_elems(); }
+  Index num_dofs() const { return 2 * mesh_.num_nodes(); }
+  const Mesh &mesh() const { return mesh_; }
+  const Operators &operators() const { return ops_; }
+  const CrsMatrix &matrix() const { return K_; }
+
+  /// R = sum_e B^T W sigma - f_ext at the displacement u (the stresses updated from the
+  /// committed state by the increment u - u_n, kept as the trial state); zero on fixed dofs.
+  void residual(const DofView &u, const DofView &R);
+  /// The consistent tangent at u into matrix(); fixed dofs get unit rows and columns.
+  void jacobian(const DofView &u);
+  /// Solves matrix() x = b by Jacobi-preconditioned conjugate gradients to |r| <= rtol |b|.
+  /// Returns the iteration count (negative if max_iterations was reached).
+  int solve(const DofView &b, const DofView &x, double rtol, int max_iterations) const;
+  /// Accepts u and the trial state as the converged state of a load step.
+  void commit(const DofView &u);
+
+  /// Integration-point stresses (element, point, {xx, yy, zz, xy}) of the last residual.
+  const DeviceView<double **[4]> &stress() const { return sigma_; } const DeviceView<int **> &regime() const {
+    return regime_;
+  }
+  const DofView &external_forces() const { return f_ext_; }
+
+  // Set-up steps, public for CUDA lambdas.
+  void build_operators();
+  void build_graph();
+  void build_loads(const HostMesh &h);
+
+private:
+  Config config_;
+  Mesh mesh_;
+  QuadBasis basis_;
+  Coloring coloring_;
+  Operators ops_;
+  CrsMatrix K_;
+  DofView f_ext_, u_n_;
+  DeviceView<int *> fixed_;                  // (dof): 1 if fixed
+  DeviceView<double **[4]> sigma_n_, sigma_; // (element, point, component)
+  DeviceView<int **> regime_;                // (element, point)
+};
+
+} // namespace fegpu::wellbore

@@ -1,0 +1,208 @@
+// The wellbore module's finite elements against Lame's thick cylinder: the integration-point
+// operators, residual, Jacobian and conjugate-gradient solve on a quarter of the thesis's annulus
+// (r 0.1 to 4 m, graded geometrically, symmetry planes) with Mohr-Coulomb switched off by a huge
+// cohesion; the energy norm of the error falls at the optimal rate h^p for p = 1, 2, 3. Then the
+// thesis's elastoplastic case against the Runge-Kutta reference (test/wellbore_reference.hpp) with
+// each nonlinear method.
+#include "fegpu/mesh/generators.hpp"
+#include "nonlinear.hpp"
+#include "wellbore_model.hpp"
+#include "wellbore_reference.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+using namespace fegpu;
+using namespace fegpu::wellbore;
+
+namespace {
+
+constexpr double kA = 0.1, kB = 4.0, kPa = -40.0, kPb = -49.9937, kE = 2000.0, kNu = 0.2;
+
+struct Lame {
+  double A, B, G;
+  Lame() {
+    B = (kPb - kPa) / (1 / (kA * kA) - 1 / (kB * kB));
+    A = kPb + B / (kB * kB);
+    G = kE / (2 * (1 + kNu));
+  }
+  /// Cartesian strains (xx, yy, gamma_xy) at (x, y): u = ((1 - 2 nu) A r + B / r) / (2 G).
+  void strain(double x, double y, double e[3]) const {
+    const double r = std::hypot(x, y), c = x / r, s = y / r;
+    const double er = ((1 - 2 * kNu) * A - B / (r * r)) / (2 * G), et = ((1 - 2 * kNu) * A + B / (r * r)) / (2 * G);
+    e[0] = er * c * c + et * s * s, e[1] = er * s * s + et * c * c, e[2] = 2 * (er - et) * c * s;
+  }
+};
+
+struct Result {
+  double error;    ///< energy norm of the error over that of the solution
+  double residual; ///< |R(u)| / |f_ext| after the solve
+  int iterations;  ///< conjugate-gradient iterations
+  Index dofs;
+};
+
+/// Level l of the quarter annulus: 2^(l+1) x 3 2^(l+1) cells, cell sizes growing by
+/// 40^(1 / n_r) outward (nested under refinement).
+Result solve_level(ElementType type, int level) {
+  const int nt = 2 << level, nr = 3 * nt;
+  const HostMesh h = generate_annulus(type, nt, nr, kA, kB, std::pow(kB / kA, 1.0 / nr), 90.0);
+  Config c;
+  c.material = MohrCoulomb::make(kE, kNu, 1e12, 20.0, 20.0);
+  c.normal_stress = {{"inner", kPa}, {"outer", kPb}};
+  c.fixed = {{"start", 1}, {"end", 0}}; // y = 0 and x = 0 planes
+  WellboreModel m(h, c);
+  const Index nn = m.num_nodes();
+  DofView u("u", nn, 2), R("R", nn, 2), du("du", nn, 2);
+  m.residual(u, R);
+  m.jacobian(u);
+  Kokkos::parallel_for(
+      "fegpu::test::negate", Kokkos::RangePolicy<>(0, nn),
+      KOKKOS_LAMBDA(Index n) { R(n, 0) = -R(n, 0), R(n, 1) = -R(n, 1); });
+  Result res;
+  res.dofs = 2 * nn;
+  res.iterations = m.solve(R, du, 1e-13, 200000);
+  m.residual(du, R);
+  const auto Rh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), R);
+  const auto fh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.external_forces());
+  const auto uh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), du);
+  double rr = 0, ff = 0;
+  for (Index n = 0; n < nn; ++n)
+    for (int k = 0; k < 2; ++k)
+      rr += Rh(n, k) * Rh(n, k), ff += fh(n, k) * fh(n, k);
+  res.residual = std::sqrt(rr / ff);
+
+  // Energy norm of the error, with p + 2 Gauss points per direction and host shape functions.
+  const QuadBasis basis(type);
+  const int npe = basis.nodes, ng = basis.order + 2;
+  const double lam = kE * kNu / ((1 + kNu) * (1 - 2 * kNu)), G = kE / (2 * (1 + kNu));
+  const auto energy = [&](const double e[3]) {
+    return lam * (e[0] + e[1]) * (e[0] + e[1]) + 2 * G * (e[0] * e[0] + e[1] * e[1]) + G * e[2] * e[2];
+  };
+  const Lame exact;
+  double err = 0, norm = 0;
+  for (std::size_t el = 0; el < h.conn.size() / npe; ++el)
+    for (int i = 0; i < ng; ++i)
+      for (int j = 0; j < ng; ++j) {
+        double xi, eta, wx, wy, N[kMaxQuadNodes], dN[kMaxQuadNodes][2];
+        gauss_legendre(ng, i, xi, wx);
+        gauss_legendre(ng, j, eta, wy);
+        basis.eval(xi, eta, N, dN);
+        double J[2][2] = {{0, 0}, {0, 0}}, x = 0, y = 0;
+        for (int k = 0; k < npe; ++k) {
+          const Index n = h.conn[npe * el + k];
+          x += N[k] * h.xyz[3 * n], y += N[k] * h.xyz[3 * n + 1];
+          for (int d = 0; d < 2; ++d)
+            J[0][d] += h.xyz[3 * n] * dN[k][d], J[1][d] += h.xyz[3 * n + 1] * dN[k][d];
+        }
+        const double det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+        double eh[3] = {0, 0, 0};
+        for (int k = 0; k < npe; ++k) {
+          const Index n = h.conn[npe * el + k];
+          const double gx = (J[1][1] * dN[k][0] - J[1][0] * dN[k][1]) / det;
+          const double gy = (-J[0][1] * dN[k][0] + J[0][0] * dN[k][1]) / det;
+          eh[0] += gx * uh(n, 0), eh[1] += gy * uh(n, 1), eh[2] += gy * uh(n, 0) + gx * uh(n, 1);
+        }
+        double e[3], d[3];
+        exact.strain(x, y, e);
+        for (int k = 0; k < 3; ++k)
+          d[k] = eh[k] - e[k];
+        err += wx * wy * det * energy(d), norm += wx * wy * det * energy(e);
+      }
+  res.error = std::sqrt(err / norm);
+  return res;
+}
+
+} // namespace
+
+TEST(WellboreElastic, ThickCylinderConvergesAtTheOptimalRate) {
+  for (ElementType type : {ElementType::Quad4, ElementType::Quad9, ElementType::Quad16}) {
+    const int p = element_info(type).order;
+    std::vector<double> logh, loge;
+    for (int level = 0; level < 4; ++level) {
+      const Result r = solve_level(type, level);
+      std::printf("p = %d, level %d: %7d dofs, %5d CG iterations, |R| / |f| %.1e, energy error %.4e\n", p, level,
+                  r.dofs, r.iterations, r.residual, r.error);
+      EXPECT_GT(r.iterations, 0);
+      EXPECT_LT(r.residual, 1e-9);
+      logh.push_back(-std::log(2.0) * level), loge.push_back(std::log(r.error));
+    }
+    // Least-squares slope of log error against log h.
+    double mh = 0, me = 0, shh = 0, she = 0;
+    for (std::size_t i = 0; i < logh.size(); ++i)
+      mh += logh[i] / logh.size(), me += loge[i] / loge.size();
+    for (std::size_t i = 0; i < logh.size(); ++i)
+      shh += (logh[i] - mh) * (logh[i] - mh), she += (logh[i] - mh) * (loge[i] - me);
+    const double slope = she / shh;
+    std::printf("p = %d: fitted rate %.3f\n", p, slope);
+    EXPECT_NEAR(slope, p, 0.1);
+  }
+}
+
+TEST(WellborePlastic, MatchesRungeKuttaWithEveryMethod) {
+  // Table 7.2 with the loads on an unstressed body (the reading that gives the thesis's plastic
+  // radius, test_wellbore_reference), quadratic elements, one load step: the same one-step update
+  // from the initial state as the Runge-Kutta reference.
+  wellbore_reference::Problem P;
+  P.material = MohrCoulomb::make(kE, kNu, 5.0, 20.0, 20.0);
+  P.a = kA, P.b = kB, P.p_a = kPa, P.p_b = kPb, P.s0 = 0;
+  const wellbore_reference::Profile rk = wellbore_reference::solve_rk(P);
+  const auto rk_at = [&](double r, double &sr, double &st) {
+    std::size_t i = 1;
+    while (i + 1 < rk.r.size() && rk.r[i] > r)
+      ++i; // rk.r descends from b to a
+    const double t = (r - rk.r[i]) / (rk.r[i - 1] - rk.r[i]);
+    sr = rk.sr[i] + t * (rk.sr[i - 1] - rk.sr[i]), st = rk.st[i] + t * (rk.st[i - 1] - rk.st[i]);
+  };
+  const int nt = 16, nr = 3 * nt;
+  const double q = std::pow(kB / kA, 1.0 / nr);
+  const HostMesh h = generate_annulus(ElementType::Quad9, nt, nr, kA, kB, q, 90.0);
+  std::vector<double> reference;
+  for (Method method : {Method::Newton, Method::InitialStiffness, Method::ModifiedInitialStiffness}) {
+    Config c;
+    c.material = P.material;
+    c.normal_stress = {{"inner", kPa}, {"outer", kPb}};
+    c.fixed = {{"start", 1}, {"end", 0}};
+    WellboreModel m(h, c);
+    DofView u("u", m.num_nodes(), 2);
+    NonlinearOptions o;
+    o.method = method, o.tolerance = 1e-9, o.linear_tolerance = 1e-12;
+    bool converged = false;
+    const auto history = solve_load_step(m, u, o, converged);
+    ASSERT_TRUE(converged) << to_string(method);
+    int linear = 0;
+    for (const auto &rec : history)
+      linear += rec.linear;
+    // Stresses at the points against the reference at the same radius.
+    const auto S = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.stress());
+    const auto xy = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.operators().xy);
+    const auto reg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.regime());
+    double worst = 0, front = P.a;
+    for (Index e = 0; e < m.num_elems(); ++e)
+      for (int k = 0; k < m.operators().points; ++k) {
+        const double x = xy(e, k, 0), y = xy(e, k, 1), r = std::hypot(x, y), cs = x / r, sn = y / r;
+        if (reg(e, k) != 0) front = std::max(front, r);
+        if (std::abs(r - rk.plastic_radius) < r * (q - 1)) continue; // within an element of the front
+        const double srr = S(e, k, 0) * cs * cs + S(e, k, 1) * sn * sn + 2 * S(e, k, 3) * cs * sn;
+        const double stt = S(e, k, 0) * sn * sn + S(e, k, 1) * cs * cs - 2 * S(e, k, 3) * cs * sn;
+        double sr, st;
+        rk_at(r, sr, st);
+        worst = std::max({worst, std::abs(srr - sr), std::abs(stt - st)});
+      }
+    std::printf("%s: %zu iterations, %d CG iterations; plastic radius %.4f m (Runge-Kutta %.4f, element %.4f); "
+                "largest stress difference %.3f MPa\n",
+                to_string(method).c_str(), history.size() - 1, linear, front, rk.plastic_radius,
+                rk.plastic_radius * (q - 1), worst);
+    EXPECT_LT(worst, 0.01 * 50.0);
+    EXPECT_NEAR(front, rk.plastic_radius, rk.plastic_radius * (q - 1));
+    // The three methods reach the same equilibrium.
+    const auto uh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u);
+    std::vector<double> flat(uh.data(), uh.data() + uh.size());
+    if (reference.empty()) reference = flat;
+    double diff = 0, scale = 0;
+    for (std::size_t i = 0; i < flat.size(); ++i)
+      diff = std::max(diff, std::abs(flat[i] - reference[i])), scale = std::max(scale, std::abs(reference[i]));
+    EXPECT_LT(diff, 1e-6 * scale) << to_string(method);
+  }
+}
