@@ -350,6 +350,110 @@ def pinched_cylinder(out):
     fig.savefig("docs/images/pinched_cylinder.png", dpi=110)
 
 
+def mohr_coulomb(s, lam, G, c, phi, psi):
+    """Mohr-Coulomb perfect-plasticity return of principal trial stresses s (tension positive),
+    written apart from the C++ one: main plane, else the edge beside the violated ordering, else
+    the apex (Souza Neto, Peric and Owen, box 8.4)."""
+    sp, ss, k = np.sin(phi), np.sin(psi), 2 * c * np.cos(phi)
+    order = np.argsort(-s)
+    st = s[order]
+    fa = (st[0] - st[2]) + (st[0] + st[2]) * sp - k
+    scale = abs(st[0]) + abs(st[2]) + k
+    if fa <= 1e-12 * scale:
+        return s.copy(), False
+    De = lam * np.ones((3, 3)) + 2 * G * np.eye(3)
+    Fa, Na = np.array([1 + sp, 0, -(1 - sp)]), np.array([1 + ss, 0, -(1 - ss)])
+    Da = De @ Na
+    r = st - fa / (Fa @ Da) * Da
+    tol = 1e-12 * scale
+    if not (r[0] - r[1] >= -tol and r[1] - r[2] >= -tol):
+        e12 = r[1] > r[0]
+        Fb = np.array([0, 1 + sp, -(1 - sp)]) if e12 else np.array([1 + sp, -(1 - sp), 0])
+        Nb = np.array([0, 1 + ss, -(1 - ss)]) if e12 else np.array([1 + ss, -(1 - ss), 0])
+        Db = De @ Nb
+        A = np.array([[Fa @ Da, Fa @ Db], [Fb @ Da, Fb @ Db]])
+        g = np.linalg.solve(A, [fa, Fb @ st - k])
+        r = st - g[0] * Da - g[1] * Db
+        if not ((r[1] - r[2] if e12 else r[0] - r[1]) >= -tol):
+            r = np.full(3, c * np.cos(phi) / sp)
+    out = np.empty(3)
+    out[order] = r
+    return out, True
+
+
+def wellbore_rk(a, b, pa, pb, E, nu, c, phi, psi, n=2000):
+    """The radial plane-strain problem as an ODE in x = ln r, classical Runge-Kutta from b to a,
+    shot on u(b) so that sigma_rr(a) = pa; the stress of the strain (u', u / r, 0) by one return
+    from zero. Returns r, sigma_rr, sigma_tt, sigma_zz, plastic flags (from b down to a)."""
+    lam, G = E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu))
+
+    def stress(er, et):
+        tr = lam * (er + et)
+        return mohr_coulomb(np.array([tr + 2 * G * er, tr + 2 * G * et, tr]), lam, G, c, phi, psi)
+
+    def rhs(r, u, sr):
+        er = sr / (lam + 2 * G)
+        for _ in range(50):
+            s, _ = stress(er, u / r)
+            h = 1e-9 * max(abs(er), 1e-12)
+            d = (stress(er + h, u / r)[0][0] - stress(er - h, u / r)[0][0]) / (2 * h)
+            step = (s[0] - sr) / d
+            er -= step
+            if abs(step) <= 1e-14 * max(abs(er), 1e-20):
+                break
+        s, plastic = stress(er, u / r)
+        return np.array([r * er, s[1] - s[0]]), s, plastic
+
+    def integrate(ub):
+        h = (np.log(a) - np.log(b)) / n
+        y = np.array([ub, pb])
+        rows = []
+        for i in range(n + 1):
+            x = np.log(b) + i * h
+            k1, s, plastic = rhs(np.exp(x), *y)
+            rows.append((np.exp(x), y[1], s[1], s[2], plastic))
+            if i == n:
+                break
+            k2 = rhs(np.exp(x + h / 2), *(y + h / 2 * k1))[0]
+            k3 = rhs(np.exp(x + h / 2), *(y + h / 2 * k2))[0]
+            k4 = rhs(np.exp(x + h), *(y + h * k3))[0]
+            y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        return rows
+
+    u0 = b * pb / (2 * (lam + G))
+    u1 = u0 * 1.001
+    f0, f1 = integrate(u0)[-1][1] - pa, integrate(u1)[-1][1] - pa
+    for _ in range(30):
+        if abs(f1) < 1e-10 * abs(pa):
+            break
+        u0, u1, f0 = u1, u1 - f1 * (u1 - u0) / (f1 - f0), f1
+        f1 = integrate(u1)[-1][1] - pa
+    return np.array(integrate(u1)).T
+
+
+def wellbore(out):
+    """config/wellbore.yaml's profile along the 45 degree ray against the Runge-Kutta reference."""
+    fe = np.genfromtxt(os.path.join(out, "wellbore_profile.csv"), delimiter=",", names=True)
+    r, sr, st, sz, plastic = wellbore_rk(0.1, 4.0, -40.0, -49.9937, 2000.0, 0.2, 5.0, np.radians(20), np.radians(20))
+    front = r[plastic > 0].max()
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for ref, col, label, color in ((sr, "sigma_rr", "radial", "C0"), (st, "sigma_tt", "hoop", "C1"),
+                                   (sz, "sigma_zz", "axial", "C2")):
+        ax.plot(r, ref, "-", color=color, lw=1.2, label=f"{label}, Runge-Kutta (2000 steps)")
+        ax.plot(fe["r"][::6], fe[col][::6], "o", color=color, ms=3.5, mfc="none", label=f"{label}, FE (Q9)")
+    ax.axvline(front, color="0.5", ls="--", lw=0.8)
+    ax.text(front * 1.03, -30, f"plastic radius {front:.3f} m", color="0.3", fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlim(0.1, 1.0)
+    ax.set_xlabel("r (m)")
+    ax.set_ylabel("stress (MPa, tension positive)")
+    ax.set_title("Wellbore, thesis Table 7.2: FE against the Runge-Kutta reference")
+    ax.legend(fontsize=7, ncol=2, loc="lower right")
+    fig.tight_layout()
+    fig.savefig("docs/images/wellbore.png", dpi=130)
+    print(f"wellbore: Runge-Kutta plastic radius {front:.4f} m")
+
+
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else "out"
     app = os.environ.get("FEGPU_APP", "build/openmp/app/fegpu-kk")
@@ -362,3 +466,4 @@ if __name__ == "__main__":
     circular_plate(out)
     cantilever_plate(out)
     pinched_cylinder(out)
+    wellbore(out)

@@ -378,3 +378,65 @@ TEST_F(App, BadShellInput) {
                            "{generator: cylinder, n_theta: 8, n_z: 2, radius: 1, length: 1}"),
                    {"mesh.generator", "does not accept shell meshes"});
 }
+
+namespace {
+// The thesis's wellbore on a coarse quarter annulus (Q9), loads on an unstressed body.
+const std::string kWellbore = R"(physics: elastoplastic_wellbore
+mesh: {generator: annulus, element: quad9, n_theta: 4, n_r: 12, inner_radius: 0.1, outer_radius: 4.0,
+       grading: 1.36, angle: 90}
+material: {youngs_modulus: 2000.0, poissons_ratio: 0.2, cohesion: 5.0, friction_angle: 20.0}
+boundary_conditions:
+  - {type: normal_stress, side_set: inner, value: -40.0}
+  - {type: normal_stress, side_set: outer, value: -49.9937}
+  - {type: fixed, node_set: start, components: [y]}
+  - {type: fixed, node_set: end, components: [x]}
+load_steps: 2
+solver: {method: newton}
+output: {file: wellbore.e, profile: profile.csv, ray_angle: 45}
+)";
+} // namespace
+
+TEST_F(App, WellboreRunWritesStepsAndAProfile) {
+  const Result r = run(kWellbore);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const fegpu::ExodusReader out((dir_ / "out" / "wellbore.e").string());
+  ASSERT_EQ(out.times().size(), 2u);
+  EXPECT_EQ(out.times()[1], 1.0);
+  const auto names = out.variable_names('g');
+  const auto col = [&](const std::string &n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
+  const auto g = out.global(2);
+  EXPECT_LT(g[col("residual")], 1e-8);
+  EXPECT_GT(g[col("plastic_points")], 0.0);
+  EXPECT_GT(g[col("plastic_radius")], 0.1);
+  EXPECT_LT(g[col("plastic_radius")], 0.2);
+  EXPECT_EQ(out.element(2, "plastic").size(), 48u);
+  // The profile starts at the wall, where sigma_rr is near the applied -40 MPa (within the error of
+  // the area-weighted projection on this coarse mesh, 3.4 MPa), and ends outside near -49.99 MPa.
+  std::ifstream csv(dir_ / "out" / "profile.csv");
+  std::string header, line, last;
+  std::getline(csv, header);
+  EXPECT_EQ(header, "r,u_r,sigma_rr,sigma_tt,sigma_zz,equivalent_plastic_strain");
+  std::getline(csv, line);
+  double v[6];
+  std::sscanf(line.c_str(), "%lf,%lf,%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]);
+  EXPECT_NEAR(v[0], 0.1, 1e-9);
+  EXPECT_NEAR(v[2], -40.0, 5.0);
+  EXPECT_GT(v[5], 0.0); // yielded at the wall
+  while (std::getline(csv, line))
+    last = line;
+  std::sscanf(last.c_str(), "%lf,%lf,%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]);
+  EXPECT_NEAR(v[0], 4.0, 1e-9);
+  EXPECT_NEAR(v[2], -49.9937, 0.5);
+}
+
+TEST_F(App, BadWellboreInput) {
+  expect_bad_input(replace(kWellbore, "friction_angle: 20.0}", "friction_angle: 20.0, dilation_angle: 30.0}"),
+                   {"material.dilation_angle", "friction_angle"});
+  expect_bad_input(replace(kWellbore, "friction_angle: 20.0}", "friction_angle: 95.0}"),
+                   {"material.friction_angle", "(0, 90)"});
+  expect_bad_input(replace(kWellbore, "components: [y]", "components: [z]"), {"components", "unknown component 'z'"});
+  expect_bad_input(replace(kWellbore, "side_set: inner", "side_set: wall"), {"side_set", "no side set named 'wall'"});
+  expect_bad_input(replace(kWellbore, "method: newton", "method: bfgs"), {"solver.method", "initial_stiffness"});
+  expect_bad_input(replace(kWellbore, "element: quad9", "element: tri6"), {"mesh.element", "quad9"});
+  expect_bad_input(replace(kWellbore, "load_steps: 2", "load_steps: 0"), {"load_steps"});
+}

@@ -20,6 +20,15 @@ KOKKOS_INLINE_FUNCTION void add_elastic(const MohrCoulomb &m, const double eps[3
   s[0] += tr + 2 * m.G * eps[0], s[1] += tr + 2 * m.G * eps[1], s[2] += tr, s[3] += m.G * eps[2];
 }
 
+/// sqrt(2/3 e : e) of the plastic strain e = D^-1 (trial - sigma) of a return.
+KOKKOS_INLINE_FUNCTION double plastic_strain_increment(const MohrCoulomb &m, const double trial[4], const double s[4]) {
+  const double d[4] = {trial[0] - s[0], trial[1] - s[1], trial[2] - s[2], trial[3] - s[3]};
+  const double tr = (d[0] + d[1] + d[2]) * m.lambda / (3 * m.lambda + 2 * m.G);
+  const double e0 = (d[0] - tr) / (2 * m.G), e1 = (d[1] - tr) / (2 * m.G), e2 = (d[2] - tr) / (2 * m.G);
+  const double e3 = d[3] / (2 * m.G);
+  return Kokkos::sqrt(2.0 / 3.0 * (e0 * e0 + e1 * e1 + e2 * e2 + 2 * e3 * e3));
+}
+
 /// The nodes sharing an element with node n, sorted and unique, into nb; their count, or -1 if
 /// more than kMaxNeighbours.
 KOKKOS_INLINE_FUNCTION int neighbours(Index n, const Crs &n2e, const ConnView &conn, int npe, Index nb[]) {
@@ -46,8 +55,9 @@ struct ResidualBlock {
   DeviceView<double **> W;
   ConnView conn;
   DofView u, un;
-  DeviceView<double **[4]> sn, sig;
+  PointTensor sn, sig;
   DeviceView<int **> reg;
+  PointScalar pn, p;
   MohrCoulomb m;
   int np, npe;
 
@@ -65,9 +75,11 @@ struct ResidualBlock {
           eps[r] += B(e, 3 * q + r, j) * du[j];
       double trial[4] = {sn(e, q, 0), sn(e, q, 1), sn(e, q, 2), sn(e, q, 3)}, s[4], dg[2];
       add_elastic(m, eps, trial);
-      reg(e, q) = static_cast<int>(return_map(m, trial, s, dg));
+      const Regime r = return_map(m, trial, s, dg);
+      reg(e, q) = static_cast<int>(r);
       for (int i = 0; i < 4; ++i)
         sig(e, q, i) = s[i];
+      p(e, q) = pn(e, q) + (r == Regime::Elastic ? 0.0 : plastic_strain_increment(m, trial, s));
       const double w = W(e, q);
       for (int j = 0; j < 2 * npe; ++j)
         fe[j] += w * (B(e, 3 * q, j) * s[0] + B(e, 3 * q + 1, j) * s[1] + B(e, 3 * q + 2, j) * s[3]);
@@ -77,7 +89,7 @@ struct ResidualBlock {
   }
 };
 /// Every point's stress to the hydrostatic s0 (xx, yy, zz).
-void fill_hydrostatic(const DeviceView<double **[4]> &s, double s0) {
+void fill_hydrostatic(const PointTensor &s, double s0) {
   const int np = static_cast<int>(s.extent(1));
   Kokkos::parallel_for(
       "fegpu::wellbore::prestress", range(0, static_cast<Index>(s.extent(0))), KOKKOS_LAMBDA(Index e) {
@@ -95,15 +107,17 @@ WellboreModel::WellboreModel(const HostMesh &h, const Config &config)
                      type_name(h.type));
   const int np = (basis_.order + 1) * (basis_.order + 1);
   const Index ne = mesh_.num_elems(), nn = mesh_.num_nodes();
-  sigma_n_ = DeviceView<double **[4]>("fegpu::wellbore::sigma_n", ne, np);
-  sigma_ = DeviceView<double **[4]>("fegpu::wellbore::sigma", ne, np);
+  sigma_n_ = PointTensor("fegpu::wellbore::sigma_n", ne, np);
+  sigma_ = PointTensor("fegpu::wellbore::sigma", ne, np);
   regime_ = DeviceView<int **>("fegpu::wellbore::regime", ne, np);
+  eqps_n_ = PointScalar("fegpu::wellbore::eqps_n", ne, np);
+  eqps_ = PointScalar("fegpu::wellbore::eqps", ne, np);
   fill_hydrostatic(sigma_n_, config_.prestress);
   Kokkos::deep_copy(sigma_, sigma_n_);
   u_n_ = DofView("fegpu::wellbore::u_n", nn, 2);
   build_operators();
   build_graph();
-  build_loads(h);
+  build_loads();
 }
 
 void WellboreModel::build_operators() {
@@ -210,43 +224,17 @@ void WellboreModel::build_graph() {
       });
 }
 
-void WellboreModel::build_loads(const HostMesh &h) {
+void WellboreModel::build_loads() {
   const Index nn = mesh_.num_nodes();
   f_ext_ = DofView("fegpu::wellbore::f_ext", nn, 2);
+  f_initial_ = DofView("fegpu::wellbore::f_initial", nn, 2);
+  f_final_ = DofView("fegpu::wellbore::f_final", nn, 2);
   fixed_ = DeviceView<int *>("fegpu::wellbore::fixed", 2 * nn);
-  const auto f = f_ext_;
-  const auto conn = mesh_.elem2node;
-  const auto X = mesh_.coords;
-  const ElementType type = mesh_.type;
-  const int order = basis_.order, nf = order + 1;
   for (const Config::NormalStress &ns : config_.normal_stress) {
-    const SideSet &s = mesh_.side_set(ns.side_set);
-    const double value = ns.value;
-    const auto elems = s.elems;
-    const auto facets = s.facets;
-    // f_k += int N_k sigma_nn n ds with n ds = (dy, -dx) along a counter-clockwise edge.
-    Kokkos::parallel_for(
-        "fegpu::wellbore::normal_stress", range(0, static_cast<Index>(elems.extent(0))), KOKKOS_LAMBDA(Index i) {
-          const Index e = elems(i);
-          const int fc = facets(i);
-          for (int q = 0; q < nf; ++q) {
-            double s, w;
-            gauss_legendre(nf, q, s, w);
-            double N[4], dN[4], dx = 0, dy = 0;
-            for (int k = 0; k < nf; ++k) {
-              const int lattice = k == 0 ? 0 : k == 1 ? order : k - 1; // position along the edge
-              lagrange_1d(order, lattice, s, N[k], dN[k]);
-              const Index n = conn(e, facet_node(type, fc, k));
-              dx += dN[k] * X(n, 0), dy += dN[k] * X(n, 1);
-            }
-            for (int k = 0; k < nf; ++k) {
-              const Index n = conn(e, facet_node(type, fc, k));
-              Kokkos::atomic_add(&f(n, 0), w * N[k] * value * dy);
-              Kokkos::atomic_add(&f(n, 1), -w * N[k] * value * dx);
-            }
-          }
-        });
+    add_normal_stress(mesh_.side_set(ns.side_set), ns.value, f_final_);
+    add_normal_stress(mesh_.side_set(ns.side_set), config_.prestress, f_initial_);
   }
+  Kokkos::deep_copy(f_ext_, f_final_);
   const auto fixed = fixed_;
   for (const Config::Fixed &fx : config_.fixed) {
     const auto nodes = mesh_.node_set(fx.node_set).nodes;
@@ -255,7 +243,37 @@ void WellboreModel::build_loads(const HostMesh &h) {
         "fegpu::wellbore::fixed_dofs", range(0, static_cast<Index>(nodes.extent(0))),
         KOKKOS_LAMBDA(Index i) { fixed(c * nn + nodes(i)) = 1; });
   }
-  (void)h;
+}
+
+void WellboreModel::add_normal_stress(const SideSet &side, double value, const DofView &f) const {
+  const auto conn = mesh_.elem2node;
+  const auto X = mesh_.coords;
+  const ElementType type = mesh_.type;
+  const int order = basis_.order, nf = order + 1;
+  const auto elems = side.elems;
+  const auto facets = side.facets;
+  // f_k += int N_k sigma_nn n ds with n ds = (dy, -dx) along a counter-clockwise edge.
+  Kokkos::parallel_for(
+      "fegpu::wellbore::normal_stress", range(0, static_cast<Index>(elems.extent(0))), KOKKOS_LAMBDA(Index i) {
+        const Index e = elems(i);
+        const int fc = facets(i);
+        for (int q = 0; q < nf; ++q) {
+          double s, w;
+          gauss_legendre(nf, q, s, w);
+          double N[4], dN[4], dx = 0, dy = 0;
+          for (int k = 0; k < nf; ++k) {
+            const int lattice = k == 0 ? 0 : k == 1 ? order : k - 1; // position along the edge
+            lagrange_1d(order, lattice, s, N[k], dN[k]);
+            const Index n = conn(e, facet_node(type, fc, k));
+            dx += dN[k] * X(n, 0), dy += dN[k] * X(n, 1);
+          }
+          for (int k = 0; k < nf; ++k) {
+            const Index n = conn(e, facet_node(type, fc, k));
+            Kokkos::atomic_add(&f(n, 0), w * N[k] * value * dy);
+            Kokkos::atomic_add(&f(n, 1), -w * N[k] * value * dx);
+          }
+        }
+      });
 }
 
 void WellboreModel::residual(const DofView &u, const DofView &R) {
@@ -263,9 +281,9 @@ void WellboreModel::residual(const DofView &u, const DofView &R) {
   const int np = ops_.points, npe = ops_.nodes;
   const Index nn = mesh_.num_nodes();
   Kokkos::deep_copy(R, 0.0);
-  scatter_elements(
-      "fegpu::wellbore::residual_block", config_.scatter, coloring_, mesh_.num_elems(), R,
-      ResidualBlock{ops_.B, ops_.W, mesh_.elem2node, u, u_n_, sigma_n_, sigma_, regime_, config_.material, np, npe});
+  scatter_elements("fegpu::wellbore::residual_block", config_.scatter, coloring_, mesh_.num_elems(), R,
+                   ResidualBlock{ops_.B, ops_.W, mesh_.elem2node, u, u_n_, sigma_n_, sigma_, regime_, eqps_n_, eqps_,
+                                 config_.material, np, npe});
   const auto f = f_ext_;
   const auto fixed = fixed_;
   Kokkos::parallel_for(
@@ -415,6 +433,18 @@ int WellboreModel::solve(const DofView &b_, const DofView &x_, double rtol, int 
 void WellboreModel::commit(const DofView &u) {
   Kokkos::deep_copy(u_n_, u);
   Kokkos::deep_copy(sigma_n_, sigma_);
+  Kokkos::deep_copy(eqps_n_, eqps_);
+}
+
+void WellboreModel::set_load_factor(double lambda) {
+  const auto f = f_ext_;
+  const auto f0 = f_initial_;
+  const auto f1 = f_final_;
+  Kokkos::parallel_for(
+      "fegpu::wellbore::load_factor", range(0, mesh_.num_nodes()), KOKKOS_LAMBDA(Index n) {
+        for (int c = 0; c < 2; ++c)
+          f(n, c) = f0(n, c) + lambda * (f1(n, c) - f0(n, c));
+      });
 }
 
 } // namespace fegpu::wellbore

@@ -33,6 +33,9 @@ struct Config {
   ScatterStrategy scatter = ScatterStrategy::Atomic;
 };
 
+using PointTensor = Kokkos::View<double **[4], MemSpace>; // (element, point, {xx, yy, zz, xy})
+using PointScalar = Kokkos::View<double **, MemSpace>;    // (element, point)
+
 /// A square sparse matrix in compressed rows on the device.
 struct CrsMatrix {
   IndexView row_ptr; // (row + 1)
@@ -72,16 +75,22 @@ public:
   /// Accepts u and the trial state as the converged state of a load step.
   void commit(const DofView &u);
 
+  /// Loads at factor lambda: the boundary tractions ramp from those in equilibrium with the
+  /// initial stress (lambda 0) to the configured ones (lambda 1).
+  void set_load_factor(double lambda);
+
   /// Integration-point stresses (element, point, {xx, yy, zz, xy}) of the last residual.
-  const DeviceView<double **[4]> &stress() const { return sigma_; } const DeviceView<int **> &regime() const {
-    return regime_;
-  }
+  const PointTensor &stress() const { return sigma_; }
+  /// Equivalent plastic strain, the sum of sqrt(2/3 d_eps_p : d_eps_p) over the load steps.
+  const PointScalar &plastic_strain() const { return eqps_; }
+  const DeviceView<int **> &regime() const { return regime_; }
   const DofView &external_forces() const { return f_ext_; }
 
   // Set-up steps, public for CUDA lambdas.
   void build_operators();
   void build_graph();
-  void build_loads(const HostMesh &h);
+  void build_loads();
+  void add_normal_stress(const SideSet &side, double value, const DofView &f) const;
 
 private:
   Config config_;
@@ -90,10 +99,11 @@ private:
   Coloring coloring_;
   Operators ops_;
   CrsMatrix K_;
-  DofView f_ext_, u_n_;
-  DeviceView<int *> fixed_;                  // (dof): 1 if fixed
-  DeviceView<double **[4]> sigma_n_, sigma_; // (element, point, component)
-  DeviceView<int **> regime_;                // (element, point)
+  DofView f_ext_, f_initial_, f_final_, u_n_;
+  DeviceView<int *> fixed_;     // (dof): 1 if fixed
+  PointTensor sigma_n_, sigma_; // (element, point, component)
+  PointScalar eqps_n_, eqps_;   // (element, point)
+  DeviceView<int **> regime_;   // (element, point)
 };
 
 } // namespace fegpu::wellbore
