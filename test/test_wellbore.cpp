@@ -3,7 +3,7 @@
 // (r 0.1 to 4 m, graded geometrically, symmetry planes) with Mohr-Coulomb switched off by a huge
 // cohesion; the energy norm of the error falls at the optimal rate h^p for p = 1, 2, 3. Then the
 // thesis's elastoplastic case against the Runge-Kutta reference (test/wellbore_reference.hpp) with
-// each nonlinear method.
+// each nonlinear method, and the operators against a stored reference (the GPU against the CPU).
 #include "fegpu/mesh/generators.hpp"
 #include "nonlinear.hpp"
 #include "wellbore_model.hpp"
@@ -13,6 +13,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 
 using namespace fegpu;
 using namespace fegpu::wellbore;
@@ -204,5 +206,116 @@ TEST(WellborePlastic, MatchesRungeKuttaWithEveryMethod) {
     for (std::size_t i = 0; i < flat.size(); ++i)
       diff = std::max(diff, std::abs(flat[i] - reference[i])), scale = std::max(scale, std::abs(reference[i]));
     EXPECT_LT(diff, 1e-6 * scale) << to_string(method);
+  }
+}
+
+TEST(WellboreBackends, ResidualAndJacobianMatchStoredReference) {
+  // The residual and the consistent tangent at a fixed displacement (Lame's times 1.3, so that the
+  // wall yields) against test/data/wellbore_operators.txt, written by the OpenMP build: the CUDA
+  // build must agree to 1e-12 of the external forces and of the largest matrix entry.
+  // FEGPU_WRITE_REFERENCE=1 rewrites the file; FEGPU_TEST_DATA points elsewhere (the GPU machine).
+  const char *dir = std::getenv("FEGPU_TEST_DATA");
+  const std::string path = std::string(dir ? dir : FEGPU_SOURCE_DIR "/test/data") + "/wellbore_operators.txt";
+  const HostMesh h = generate_annulus(ElementType::Quad9, 4, 12, kA, kB, std::pow(kB / kA, 1.0 / 12), 90.0);
+  Config c;
+  c.material = MohrCoulomb::make(kE, kNu, 5.0, 20.0, 20.0);
+  c.normal_stress = {{"inner", kPa}, {"outer", kPb}};
+  c.fixed = {{"start", 1}, {"end", 0}};
+  WellboreModel m(h, c);
+  const Index nn = m.num_nodes();
+  const Lame exact;
+  DofView u("u", nn, 2), R("R", nn, 2);
+  const auto uh = Kokkos::create_mirror_view(u);
+  for (Index n = 0; n < nn; ++n) {
+    const double x = h.xyz[3 * n], y = h.xyz[3 * n + 1], r = std::hypot(x, y);
+    const double ur = 1.3 * ((1 - 2 * kNu) * exact.A * r + exact.B / r) / (2 * exact.G);
+    uh(n, 0) = ur * x / r, uh(n, 1) = ur * y / r;
+  }
+  Kokkos::deep_copy(u, uh);
+  m.residual(u, R);
+  m.jacobian(u);
+  const auto Rh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), R);
+  const auto Kh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.matrix().values);
+  const auto fh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.external_forces());
+  const auto reg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.regime());
+  int plastic = 0;
+  for (Index e = 0; e < m.num_elems(); ++e)
+    for (int q = 0; q < m.operators().points; ++q)
+      plastic += reg(e, q) != 0;
+  EXPECT_GT(plastic, 0);
+  EXPECT_LT(plastic, m.num_elems() * m.operators().points); // elastic points too
+  if (std::getenv("FEGPU_WRITE_REFERENCE")) {
+    std::ofstream out(path);
+    out.precision(17);
+    out << 2 * nn << " " << Kh.extent(0) << "\n";
+    for (Index n = 0; n < nn; ++n)
+      out << Rh(n, 0) << "\n" << Rh(n, 1) << "\n";
+    for (std::size_t i = 0; i < Kh.extent(0); ++i)
+      out << Kh(i) << "\n";
+    std::printf("wrote %s\n", path.c_str());
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << "cannot read " << path;
+  std::size_t nr = 0, nk = 0;
+  in >> nr >> nk;
+  ASSERT_EQ(nr, std::size_t(2 * nn));
+  ASSERT_EQ(nk, Kh.extent(0));
+  double fmax = 0, dr = 0, kmax = 0, dk = 0;
+  for (Index n = 0; n < nn; ++n)
+    for (int k = 0; k < 2; ++k) {
+      double ref = 0;
+      in >> ref;
+      fmax = std::max(fmax, std::abs(fh(n, k))), dr = std::max(dr, std::abs(Rh(n, k) - ref));
+    }
+  for (std::size_t i = 0; i < nk; ++i) {
+    double ref = 0;
+    in >> ref;
+    kmax = std::max(kmax, std::abs(ref)), dk = std::max(dk, std::abs(Kh(i) - ref));
+  }
+  ASSERT_TRUE(in.good());
+  std::printf("%d plastic points; residual differs by %.1e of the loads, Jacobian by %.1e of its largest entry\n",
+              plastic, dr / fmax, dk / kmax);
+  EXPECT_LE(dr, 1e-12 * fmax);
+  EXPECT_LE(dk, 1e-12 * kmax);
+}
+
+TEST(WellboreStrategies, ResidualStrategiesAgree) {
+  // fused, block (staged, one thread per point) and classical (nothing precomputed) give the same
+  // residual and the same point stresses at a displacement that yields part of the mesh.
+  const HostMesh h = generate_annulus(ElementType::Quad16, 4, 12, kA, kB, std::pow(kB / kA, 1.0 / 12), 90.0);
+  std::vector<double> ref;
+  for (ResidualStrategy strategy : {ResidualStrategy::Fused, ResidualStrategy::Block, ResidualStrategy::Classical}) {
+    Config c;
+    c.material = MohrCoulomb::make(kE, kNu, 5.0, 20.0, 20.0);
+    c.normal_stress = {{"inner", kPa}, {"outer", kPb}};
+    c.fixed = {{"start", 1}, {"end", 0}};
+    c.residual = strategy;
+    c.scatter = strategy == ResidualStrategy::Block ? ScatterStrategy::Coloring : ScatterStrategy::Atomic;
+    WellboreModel m(h, c);
+    const Index nn = m.num_nodes();
+    const Lame exact;
+    DofView u("u", nn, 2), R("R", nn, 2);
+    const auto uh = Kokkos::create_mirror_view(u);
+    for (Index n = 0; n < nn; ++n) {
+      const double x = h.xyz[3 * n], y = h.xyz[3 * n + 1], r = std::hypot(x, y);
+      const double ur = 1.3 * ((1 - 2 * kNu) * exact.A * r + exact.B / r) / (2 * exact.G);
+      uh(n, 0) = ur * x / r, uh(n, 1) = ur * y / r;
+    }
+    Kokkos::deep_copy(u, uh);
+    m.residual(u, R);
+    const auto Rh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), R);
+    const auto fh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.external_forces());
+    const auto S = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.stress());
+    std::vector<double> v(Rh.data(), Rh.data() + Rh.size());
+    v.insert(v.end(), S.data(), S.data() + S.size());
+    if (ref.empty()) ref = v;
+    double fmax = 0, d = 0;
+    for (Index n = 0; n < nn; ++n)
+      fmax = std::max({fmax, std::abs(fh(n, 0)), std::abs(fh(n, 1))});
+    for (std::size_t i = 0; i < v.size(); ++i)
+      d = std::max(d, std::abs(v[i] - ref[i]) / (i < Rh.size() ? fmax : 50.0));
+    std::printf("%s: largest difference from fused %.1e (residual of the loads, stress of 50 MPa)\n",
+                to_string(strategy).c_str(), d);
+    EXPECT_LT(d, 1e-12);
   }
 }

@@ -13,7 +13,7 @@
 ///   load_steps: 1
 ///   solver: {method: newton | initial_stiffness | modified_initial_stiffness, tolerance: 1e-8,
 ///            max_iterations: 200, linear_tolerance: 1e-10, max_linear_iterations: 100000,
-///            scatter: atomic | coloring}
+///            scatter: atomic | coloring, residual: fused | block | classical}
 ///   output: {file: wellbore.e, profile: wellbore_profile.csv, ray_angle: 45}
 #include "fegpu/core/error.hpp"
 #include "fegpu/core/module.hpp"
@@ -181,6 +181,8 @@ public:
       options_.linear_tolerance = s.get_positive("linear_tolerance", options_.linear_tolerance);
       options_.max_linear_iterations = s.get_positive_int("max_linear_iterations", options_.max_linear_iterations);
       config_.scatter = scatter_strategy_from_string(s.get_choice("scatter", {"atomic", "coloring"}, "atomic"));
+      config_.residual =
+          residual_strategy_from_string(s.get_choice("residual", {"fused", "block", "classical"}, "fused"));
     }
     if (root.has("output")) {
       const InputNode o = root.child("output");

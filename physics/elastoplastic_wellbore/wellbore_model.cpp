@@ -48,38 +48,53 @@ KOKKOS_INLINE_FUNCTION int neighbours(Index n, const Crs &n2e, const ConnView &c
   return count;
 }
 
-/// Strains of the increment at each point, the Mohr-Coulomb update from the committed stress,
-/// and the element's B^T W sigma (the thesis's block strategy).
-struct ResidualBlock {
-  DeviceView<double ***> B;
-  DeviceView<double **> W;
-  ConnView conn;
-  DofView u, un;
+/// The Mohr-Coulomb update of one point from the committed state by the strain increment eps;
+/// stores the stress, regime and equivalent plastic strain and returns the stress in s.
+struct PointUpdate {
   PointTensor sn, sig;
   DeviceView<int **> reg;
   PointScalar pn, p;
   MohrCoulomb m;
+  KOKKOS_INLINE_FUNCTION void operator()(Index e, int q, const double eps[3], double s[4]) const {
+    double trial[4] = {sn(e, q, 0), sn(e, q, 1), sn(e, q, 2), sn(e, q, 3)}, dg[2];
+    add_elastic(m, eps, trial);
+    const Regime r = return_map(m, trial, s, dg);
+    reg(e, q) = static_cast<int>(r);
+    for (int i = 0; i < 4; ++i)
+      sig(e, q, i) = s[i];
+    p(e, q) = pn(e, q) + (r == Regime::Elastic ? 0.0 : plastic_strain_increment(m, trial, s));
+  }
+};
+
+/// The element's increment of displacement, component-interleaved (2 k + c).
+KOKKOS_INLINE_FUNCTION void gather_increment(Index e, int npe, const ConnView &conn, const DofView &u,
+                                             const DofView &un, double du[]) {
+  for (int k = 0; k < npe; ++k) {
+    const Index n = conn(e, k);
+    du[2 * k] = u(n, 0) - un(n, 0), du[2 * k + 1] = u(n, 1) - un(n, 1);
+  }
+}
+
+/// The fused strategy: gather, strains from the stored B, update, B^T W sigma, scatter.
+struct ResidualFused {
+  DeviceView<double ***> B;
+  DeviceView<double **> W;
+  ConnView conn;
+  DofView u, un;
+  PointUpdate update;
   int np, npe;
 
   template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
     double du[kMaxDofs], fe[kMaxDofs];
-    for (int k = 0; k < npe; ++k) {
-      const Index n = conn(e, k);
-      du[2 * k] = u(n, 0) - un(n, 0), du[2 * k + 1] = u(n, 1) - un(n, 1);
-      fe[2 * k] = fe[2 * k + 1] = 0;
-    }
+    gather_increment(e, npe, conn, u, un, du);
+    for (int j = 0; j < 2 * npe; ++j)
+      fe[j] = 0;
     for (int q = 0; q < np; ++q) {
-      double eps[3] = {0, 0, 0};
+      double eps[3] = {0, 0, 0}, s[4];
       for (int r = 0; r < 3; ++r)
         for (int j = 0; j < 2 * npe; ++j)
           eps[r] += B(e, 3 * q + r, j) * du[j];
-      double trial[4] = {sn(e, q, 0), sn(e, q, 1), sn(e, q, 2), sn(e, q, 3)}, s[4], dg[2];
-      add_elastic(m, eps, trial);
-      const Regime r = return_map(m, trial, s, dg);
-      reg(e, q) = static_cast<int>(r);
-      for (int i = 0; i < 4; ++i)
-        sig(e, q, i) = s[i];
-      p(e, q) = pn(e, q) + (r == Regime::Elastic ? 0.0 : plastic_strain_increment(m, trial, s));
+      update(e, q, eps, s);
       const double w = W(e, q);
       for (int j = 0; j < 2 * npe; ++j)
         fe[j] += w * (B(e, 3 * q, j) * s[0] + B(e, 3 * q + 1, j) * s[1] + B(e, 3 * q + 2, j) * s[3]);
@@ -88,6 +103,72 @@ struct ResidualBlock {
       add(conn(e, k), 0, fe[2 * k]), add(conn(e, k), 1, fe[2 * k + 1]);
   }
 };
+
+/// The block strategy's last stage: B^T W sigma of the stored point stresses, scattered.
+struct BlockForces {
+  DeviceView<double ***> B;
+  DeviceView<double **> W;
+  ConnView conn;
+  PointTensor sig;
+  int np, npe;
+
+  template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
+    for (int j = 0; j < 2 * npe; ++j) {
+      double f = 0;
+      for (int q = 0; q < np; ++q)
+        f += W(e, q) *
+             (B(e, 3 * q, j) * sig(e, q, 0) + B(e, 3 * q + 1, j) * sig(e, q, 1) + B(e, 3 * q + 2, j) * sig(e, q, 3));
+      add(conn(e, j / 2), j % 2, f);
+    }
+  }
+};
+
+/// The classical strategy: geometry, gradients and weights recomputed at every point.
+struct ResidualClassical {
+  QuadBasis basis;
+  CoordView X;
+  ConnView conn;
+  DofView u, un;
+  PointUpdate update;
+  int n1;
+
+  template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
+    const int npe = basis.nodes;
+    double du[kMaxDofs], fe[kMaxDofs];
+    gather_increment(e, npe, conn, u, un, du);
+    for (int j = 0; j < 2 * npe; ++j)
+      fe[j] = 0;
+    for (int q = 0; q < n1 * n1; ++q) {
+      double xi, eta, wx, wy, N[kMaxQuadNodes], dN[kMaxQuadNodes][2];
+      gauss_legendre(n1, q % n1, xi, wx);
+      gauss_legendre(n1, q / n1, eta, wy);
+      basis.eval(xi, eta, N, dN);
+      double J[2][2] = {{0, 0}, {0, 0}};
+      for (int k = 0; k < npe; ++k) {
+        const Index n = conn(e, k);
+        for (int d = 0; d < 2; ++d)
+          J[0][d] += X(n, 0) * dN[k][d], J[1][d] += X(n, 1) * dN[k][d];
+      }
+      const double det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+      double g[kMaxQuadNodes][2], eps[3] = {0, 0, 0}, s[4];
+      for (int k = 0; k < npe; ++k) {
+        g[k][0] = (J[1][1] * dN[k][0] - J[1][0] * dN[k][1]) / det;
+        g[k][1] = (-J[0][1] * dN[k][0] + J[0][0] * dN[k][1]) / det;
+        eps[0] += g[k][0] * du[2 * k], eps[1] += g[k][1] * du[2 * k + 1];
+        eps[2] += g[k][1] * du[2 * k] + g[k][0] * du[2 * k + 1];
+      }
+      update(e, q, eps, s);
+      const double w = wx * wy * det;
+      for (int k = 0; k < npe; ++k) {
+        fe[2 * k] += w * (g[k][0] * s[0] + g[k][1] * s[3]);
+        fe[2 * k + 1] += w * (g[k][1] * s[1] + g[k][0] * s[3]);
+      }
+    }
+    for (int k = 0; k < npe; ++k)
+      add(conn(e, k), 0, fe[2 * k]), add(conn(e, k), 1, fe[2 * k + 1]);
+  }
+};
+
 /// Every point's stress to the hydrostatic s0 (xx, yy, zz).
 void fill_hydrostatic(const PointTensor &s, double s0) {
   const int np = static_cast<int>(s.extent(1));
@@ -98,6 +179,17 @@ void fill_hydrostatic(const PointTensor &s, double s0) {
       });
 }
 } // namespace
+
+ResidualStrategy residual_strategy_from_string(const std::string &name) {
+  if (name == "fused") return ResidualStrategy::Fused;
+  if (name == "block") return ResidualStrategy::Block;
+  if (name == "classical") return ResidualStrategy::Classical;
+  throw InputError("unknown residual strategy '" + name + "'");
+}
+
+std::string to_string(ResidualStrategy s) {
+  return s == ResidualStrategy::Fused ? "fused" : s == ResidualStrategy::Block ? "block" : "classical";
+}
 
 WellboreModel::WellboreModel(const HostMesh &h, const Config &config)
     : config_(config), mesh_(upload(h)), basis_(h.type) {
@@ -281,9 +373,28 @@ void WellboreModel::residual(const DofView &u, const DofView &R) {
   const int np = ops_.points, npe = ops_.nodes;
   const Index nn = mesh_.num_nodes();
   Kokkos::deep_copy(R, 0.0);
-  scatter_elements("fegpu::wellbore::residual_block", config_.scatter, coloring_, mesh_.num_elems(), R,
-                   ResidualBlock{ops_.B, ops_.W, mesh_.elem2node, u, u_n_, sigma_n_, sigma_, regime_, eqps_n_, eqps_,
-                                 config_.material, np, npe});
+  const PointUpdate update{sigma_n_, sigma_, regime_, eqps_n_, eqps_, config_.material};
+  const Index ne = mesh_.num_elems();
+  if (config_.residual == ResidualStrategy::Fused) {
+    scatter_elements("fegpu::wellbore::residual_fused", config_.scatter, coloring_, ne, R,
+                     ResidualFused{ops_.B, ops_.W, mesh_.elem2node, u, u_n_, update, np, npe});
+  } else if (config_.residual == ResidualStrategy::Classical) {
+    scatter_elements("fegpu::wellbore::residual_classical", config_.scatter, coloring_, ne, R,
+                     ResidualClassical{basis_, mesh_.coords, mesh_.elem2node, u, u_n_, update, basis_.order + 1});
+  } else {
+    block_strains(u);
+    const auto strain = strain_;
+    Kokkos::parallel_for(
+        "fegpu::wellbore::block_update", range(0, ne * np), KOKKOS_LAMBDA(Index i) {
+          const Index e = i / np;
+          const int q = i % np;
+          const double eps[3] = {strain(e, q, 0), strain(e, q, 1), strain(e, q, 2)};
+          double s[4];
+          update(e, q, eps, s);
+        });
+    scatter_elements("fegpu::wellbore::block_forces", config_.scatter, coloring_, ne, R,
+                     BlockForces{ops_.B, ops_.W, mesh_.elem2node, sigma_, np, npe});
+  }
   const auto f = f_ext_;
   const auto fixed = fixed_;
   Kokkos::parallel_for(
@@ -291,6 +402,27 @@ void WellboreModel::residual(const DofView &u, const DofView &R) {
         const Index n = d % nn;
         const int c = d / nn;
         R(n, c) = fixed(d) ? 0.0 : R(n, c) - f(n, c);
+      });
+}
+
+void WellboreModel::block_strains(const DofView &u) {
+  const int np = ops_.points, npe = ops_.nodes;
+  if (strain_.extent(0) != static_cast<std::size_t>(mesh_.num_elems()))
+    strain_ = PointStrain("fegpu::wellbore::strain", mesh_.num_elems(), np);
+  const auto strain = strain_;
+  const auto B = ops_.B;
+  const auto conn = mesh_.elem2node;
+  const auto un = u_n_;
+  Kokkos::parallel_for(
+      "fegpu::wellbore::block_strains", range(0, mesh_.num_elems()), KOKKOS_LAMBDA(Index e) {
+        double du[kMaxDofs];
+        gather_increment(e, npe, conn, u, un, du);
+        for (int r = 0; r < 3 * np; ++r) {
+          double v = 0;
+          for (int j = 0; j < 2 * npe; ++j)
+            v += B(e, r, j) * du[j];
+          strain(e, r / 3, r % 3) = v;
+        }
       });
 }
 

@@ -17,6 +17,17 @@
 
 namespace fegpu::wellbore {
 
+/// How the residual is evaluated (compared in bench_wellbore):
+/// - fused: one kernel per element gathers, forms strains from the stored B, updates the
+///   stresses and scatters B^T W sigma, with no intermediate arrays;
+/// - block: the thesis's block strategy in stages: strains of all points (dense B u per element)
+///   into an array, the update one thread per point, then B^T W sigma per element and scatter;
+/// - classical: element by element recomputing shape-function gradients and Jacobians at every
+///   evaluation, nothing precomputed (the assembly the thesis compared against).
+enum class ResidualStrategy { Fused, Block, Classical };
+ResidualStrategy residual_strategy_from_string(const std::string &name);
+std::string to_string(ResidualStrategy s);
+
 struct Config {
   MohrCoulomb material;
   double prestress = 0; ///< hydrostatic initial stress (xx, yy and zz)
@@ -31,10 +42,12 @@ struct Config {
   };
   std::vector<Fixed> fixed;
   ScatterStrategy scatter = ScatterStrategy::Atomic;
+  ResidualStrategy residual = ResidualStrategy::Fused;
 };
 
 using PointTensor = Kokkos::View<double **[4], MemSpace>; // (element, point, {xx, yy, zz, xy})
 using PointScalar = Kokkos::View<double **, MemSpace>;    // (element, point)
+using PointStrain = Kokkos::View<double **[3], MemSpace>; // (element, point, {xx, yy, gamma_xy})
 
 /// A square sparse matrix in compressed rows on the device.
 struct CrsMatrix {
@@ -75,6 +88,8 @@ public:
   /// Accepts u and the trial state as the converged state of a load step.
   void commit(const DofView &u);
 
+  void set_residual_strategy(ResidualStrategy s) { config_.residual = s; }
+
   /// Loads at factor lambda: the boundary tractions ramp from those in equilibrium with the
   /// initial stress (lambda 0) to the configured ones (lambda 1).
   void set_load_factor(double lambda);
@@ -91,6 +106,7 @@ public:
   void build_graph();
   void build_loads();
   void add_normal_stress(const SideSet &side, double value, const DofView &f) const;
+  void block_strains(const DofView &u);
 
 private:
   Config config_;
@@ -104,6 +120,7 @@ private:
   PointTensor sigma_n_, sigma_; // (element, point, component)
   PointScalar eqps_n_, eqps_;   // (element, point)
   DeviceView<int **> regime_;   // (element, point)
+  PointStrain strain_;          // the block strategy's stage of point strains
 };
 
 } // namespace fegpu::wellbore
