@@ -1,10 +1,13 @@
 // The elastoplastic wellbore (issue 3) at the sizes of the thesis's meshes (Table 7.1: N x N
 // Lagrange quadrilaterals of order p; l = 5, p = 1 is N = 1022; l = 4 is N = 510), here on a
 // quarter of the annulus 0.1 to 4 m with its symmetry planes (the module does not yet remove the
-// rigid motions of a full ring), graded 40^(1/N) per cell outward, loaded as Table 7.2 on an
+// rigid motions of a full ring), N / 1.533 x 1.533 N cells graded 40^(1/n_r) outward so that they
+// are near square (the multigrid needs that, multigrid.hpp), loaded as Table 7.2 on an
 // unstressed body. Times one residual per strategy, one Jacobian assembly, one conjugate-gradient
-// solve and the whole nonlinear solve.
+// solve (Jacobi or multigrid preconditioner; the multigrid levels are built outside the timing)
+// and the whole nonlinear solve.
 #include "common.hpp"
+#include "multigrid.hpp"
 #include "nonlinear.hpp"
 
 #include <memory>
@@ -23,6 +26,9 @@ ElementType order_type(int p) {
 struct Cache {
   std::unique_ptr<WellboreModel> model;
   DofView solution; ///< the residuals' displacement
+  std::shared_ptr<Multigrid> multigrid;
+  AnnulusSpec spec;
+  Config config;
   int key[2] = {0, 0};
 };
 Cache &cache() {
@@ -36,16 +42,27 @@ WellboreModel &model(int p, int N, ResidualStrategy strategy = ResidualStrategy:
   Cache &c = cache();
   if (!c.model || c.key[0] != p || c.key[1] != N) {
     c = Cache();
-    const HostMesh h = generate_annulus(order_type(p), N, N, 0.1, 4.0, std::pow(40.0, 1.0 / N), 90.0);
+    // N^2 cells, near square: n_r / n_theta = ln(40) / (pi / 2).
+    const int nt = static_cast<int>(std::lround(N / 1.533)), nr = static_cast<int>(std::lround(N * 1.533));
+    c.spec = AnnulusSpec{order_type(p), nt, nr, 0.1, 4.0, std::pow(40.0, 1.0 / nr), 90.0};
+    const HostMesh h = c.spec.generate();
     Config cfg;
     cfg.material = MohrCoulomb::make(2000.0, 0.2, 5.0, 20.0, 20.0);
     cfg.normal_stress = {{"inner", -40.0}, {"outer", -49.9937}};
     cfg.fixed = {{"start", 1}, {"end", 0}};
     c.model = std::make_unique<WellboreModel>(h, cfg);
+    c.config = cfg;
     c.key[0] = p, c.key[1] = N;
   }
   c.model->set_residual_strategy(strategy);
   return *c.model;
+}
+
+/// Sets the model's preconditioner; the multigrid levels are built once per size.
+void precondition(WellboreModel &m, bool multigrid) {
+  Cache &c = cache();
+  if (multigrid && !c.multigrid) c.multigrid = std::make_shared<Multigrid>(c.spec, c.config);
+  m.set_multigrid(multigrid ? c.multigrid : nullptr);
 }
 
 void counters(benchmark::State &state, const WellboreModel &m, double bytes) {
@@ -99,9 +116,10 @@ void Jacobian(benchmark::State &state) {
   state.counters["nonzeros"] = m.matrix().cols.extent(0);
 }
 
-void LinearSolve(benchmark::State &state) {
+void LinearSolve(benchmark::State &state, bool multigrid) {
   const int p = static_cast<int>(state.range(0)), N = static_cast<int>(state.range(1));
   WellboreModel &m = model(p, N);
+  precondition(m, multigrid);
   const Index nn = m.num_nodes();
   DofView u("fegpu::bench::u", nn, 2), R("fegpu::bench::R", nn, 2), x("fegpu::bench::x", nn, 2);
   m.residual(u, R);
@@ -116,9 +134,10 @@ void LinearSolve(benchmark::State &state) {
   state.counters["cg_iterations"] = iterations;
 }
 
-void NonlinearSolve(benchmark::State &state, Method method) {
+void NonlinearSolve(benchmark::State &state, Method method, bool multigrid) {
   const int p = static_cast<int>(state.range(0)), N = static_cast<int>(state.range(1));
   WellboreModel &m = model(p, N);
+  precondition(m, multigrid);
   NonlinearOptions o;
   o.method = method, o.tolerance = 1e-8, o.linear_tolerance = 1e-8;
   std::size_t iterations = 0;
@@ -152,10 +171,10 @@ BENCHMARK_CAPTURE(Residual, fused, ResidualStrategy::Fused)->Apply(meshes);
 BENCHMARK_CAPTURE(Residual, block, ResidualStrategy::Block)->Apply(meshes);
 BENCHMARK_CAPTURE(Residual, classical, ResidualStrategy::Classical)->Apply(meshes);
 BENCHMARK(Jacobian)->Apply(meshes);
-BENCHMARK(LinearSolve)->Apply(meshes);
-BENCHMARK_CAPTURE(NonlinearSolve, newton, Method::Newton)->Apply(meshes)->Iterations(1);
-BENCHMARK_CAPTURE(NonlinearSolve, modified_initial_stiffness, Method::ModifiedInitialStiffness)
-    ->Apply(meshes)
-    ->Iterations(1);
+BENCHMARK_CAPTURE(LinearSolve, jacobi, false)->Apply(meshes);
+BENCHMARK_CAPTURE(LinearSolve, multigrid, true)->Apply(meshes);
+BENCHMARK_CAPTURE(NonlinearSolve, newton_jacobi, Method::Newton, false)->Apply(meshes)->Iterations(1);
+BENCHMARK_CAPTURE(NonlinearSolve, newton_multigrid, Method::Newton, true)->Apply(meshes)->Iterations(1);
+BENCHMARK_CAPTURE(NonlinearSolve, mis_multigrid, Method::ModifiedInitialStiffness, true)->Apply(meshes)->Iterations(1);
 
 FEGPU_BENCHMARK_MAIN()

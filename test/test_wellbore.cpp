@@ -5,6 +5,7 @@
 // thesis's elastoplastic case against the Runge-Kutta reference (test/wellbore_reference.hpp) with
 // each nonlinear method, and the operators against a stored reference (the GPU against the CPU).
 #include "fegpu/mesh/generators.hpp"
+#include "multigrid.hpp"
 #include "nonlinear.hpp"
 #include "wellbore_model.hpp"
 #include "wellbore_reference.hpp"
@@ -47,14 +48,16 @@ struct Result {
 
 /// Level l of the quarter annulus: 2^(l+1) x 3 2^(l+1) cells, cell sizes growing by
 /// 40^(1 / n_r) outward (nested under refinement).
-Result solve_level(ElementType type, int level) {
+Result solve_level(ElementType type, int level, bool multigrid = false) {
   const int nt = 2 << level, nr = 3 * nt;
-  const HostMesh h = generate_annulus(type, nt, nr, kA, kB, std::pow(kB / kA, 1.0 / nr), 90.0);
+  const AnnulusSpec spec{type, nt, nr, kA, kB, std::pow(kB / kA, 1.0 / nr), 90.0};
+  const HostMesh h = spec.generate();
   Config c;
   c.material = MohrCoulomb::make(kE, kNu, 1e12, 20.0, 20.0);
   c.normal_stress = {{"inner", kPa}, {"outer", kPb}};
   c.fixed = {{"start", 1}, {"end", 0}}; // y = 0 and x = 0 planes
   WellboreModel m(h, c);
+  if (multigrid) m.set_multigrid(std::make_shared<Multigrid>(spec, c, 4));
   const Index nn = m.num_nodes();
   DofView u("u", nn, 2), R("R", nn, 2), du("du", nn, 2);
   m.residual(u, R);
@@ -317,5 +320,28 @@ TEST(WellboreStrategies, ResidualStrategiesAgree) {
     std::printf("%s: largest difference from fused %.1e (residual of the loads, stress of 50 MPa)\n",
                 to_string(strategy).c_str(), d);
     EXPECT_LT(d, 1e-12);
+  }
+}
+
+TEST(WellboreMultigrid, IterationsDoNotGrowWithRefinement) {
+  // The thick cylinder again, conjugate gradients preconditioned by the multigrid V-cycle (levels
+  // down to 4 cells across): the same solution as with Jacobi, in a number of iterations that
+  // levels off (11, 14, 16, 17 for p = 1) while Jacobi's doubles with each refinement.
+  for (ElementType type : {ElementType::Quad4, ElementType::Quad9, ElementType::Quad16}) {
+    const int p = element_info(type).order;
+    std::vector<int> its;
+    for (int level = 1; level < 5; ++level) {
+      const Result mg = solve_level(type, level, true);
+      const Result jacobi = level < 4 ? solve_level(type, level) : Result{};
+      std::printf("p = %d, level %d: %7d dofs, multigrid %3d CG iterations (Jacobi %d), energy error %.4e (%.4e)\n", p,
+                  level, mg.dofs, mg.iterations, jacobi.iterations, mg.error, jacobi.error);
+      EXPECT_GT(mg.iterations, 0);
+      EXPECT_LT(mg.residual, 1e-9);
+      if (level < 4) EXPECT_NEAR(mg.error, jacobi.error, 1e-6 * jacobi.error);
+      its.push_back(mg.iterations);
+    }
+    // Jacobi doubles per level; here the last refinement adds at most two iterations.
+    EXPECT_LE(its[3] - its[2], 2) << "p = " << p;
+    EXPECT_LE(its[3], 30) << "p = " << p;
   }
 }

@@ -13,19 +13,22 @@
 ///   load_steps: 1
 ///   solver: {method: newton | initial_stiffness | modified_initial_stiffness, tolerance: 1e-8,
 ///            max_iterations: 200, linear_tolerance: 1e-10, max_linear_iterations: 100000,
-///            scatter: atomic | coloring, residual: fused | block | classical}
+///            scatter: atomic | coloring, residual: fused | block | classical,
+///            preconditioner: jacobi | multigrid}   # multigrid: annulus meshes
 ///   output: {file: wellbore.e, profile: wellbore_profile.csv, ray_angle: 45}
 #include "fegpu/core/error.hpp"
 #include "fegpu/core/module.hpp"
 #include "fegpu/driver/progress.hpp"
 #include "fegpu/io/exodus.hpp"
 #include "fegpu/mesh/mesh_input.hpp"
+#include "multigrid.hpp"
 #include "nonlinear.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 
 namespace fegpu::wellbore {
 
@@ -183,6 +186,18 @@ public:
       config_.scatter = scatter_strategy_from_string(s.get_choice("scatter", {"atomic", "coloring"}, "atomic"));
       config_.residual =
           residual_strategy_from_string(s.get_choice("residual", {"fused", "block", "classical"}, "fused"));
+      if (s.get_choice("preconditioner", {"jacobi", "multigrid"}, "jacobi") == "multigrid") {
+        // The levels are coarser annuli: the mesh must come from the annulus generator.
+        const InputNode mesh = root.child("mesh");
+        if (!mesh.has("generator") || mesh.get<std::string>("generator") != "annulus")
+          s.child("preconditioner").error("multigrid needs the mesh from 'generator: annulus'");
+        AnnulusSpec a;
+        a.type = mesh_.type;
+        a.n_theta = mesh.get_positive_int("n_theta"), a.n_r = mesh.get_positive_int("n_r");
+        a.r_in = mesh.get_positive("inner_radius"), a.r_out = mesh.get_positive("outer_radius");
+        a.grading = mesh.get_positive("grading", 1.0), a.angle = mesh.get_positive("angle", 360.0);
+        annulus_ = a;
+      }
     }
     if (root.has("output")) {
       const InputNode o = root.child("output");
@@ -195,6 +210,11 @@ public:
   void setup() override {
     auto phase = timer_.scope("setup");
     model_ = std::make_unique<WellboreModel>(mesh_, config_);
+    if (annulus_) {
+      auto mg = std::make_shared<Multigrid>(*annulus_, config_);
+      if (!opts_.quiet) std::printf("multigrid: %d levels\n", mg->levels());
+      model_->set_multigrid(std::move(mg));
+    }
     if (opts_.quiet) return;
     std::printf("mesh: %d nodes, %d %s elements, %d integration points each; %d dofs, %d nonzeros\n",
                 model_->num_nodes(), model_->num_elems(), type_name(mesh_.type).c_str(), model_->operators().points,
@@ -275,6 +295,7 @@ private:
   double ray_angle_ = 45.0;
   PhaseTimer timer_;
   std::unique_ptr<WellboreModel> model_;
+  std::optional<AnnulusSpec> annulus_; ///< set when multigrid preconditions the solves
 };
 
 } // namespace

@@ -1,5 +1,7 @@
 #include "wellbore_model.hpp"
 
+#include "multigrid.hpp"
+
 #include "fegpu/core/error.hpp"
 #include "fegpu/mesh/topology.hpp"
 
@@ -10,9 +12,6 @@ namespace fegpu::wellbore {
 namespace {
 constexpr int kMaxNeighbours = 128; // nodes sharing an element with one node
 constexpr int kMaxDofs = 2 * kMaxQuadNodes;
-
-using Flat = Kokkos::View<double *, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-Flat flat(const DofView &v) { return Flat(v.data(), v.extent(0) * v.extent(1)); }
 
 /// sigma += D eps for eps = (xx, yy, gamma_xy), plane strain.
 KOKKOS_INLINE_FUNCTION void add_elastic(const MohrCoulomb &m, const double eps[3], double s[4]) {
@@ -500,66 +499,10 @@ void WellboreModel::jacobian(const DofView &u) {
       });
 }
 
-int WellboreModel::solve(const DofView &b_, const DofView &x_, double rtol, int max_iterations) const {
+int WellboreModel::solve(const DofView &b, const DofView &x, double rtol, int max_iterations) const {
   Kokkos::Profiling::ScopedRegion region("fegpu::wellbore::cg");
   const Index n = K_.rows();
-  const auto row_ptr = K_.row_ptr;
-  const auto cols = K_.cols;
-  const auto values = K_.values;
-  const Flat b = flat(b_), x = flat(x_);
-  RealView r("fegpu::wellbore::cg_r", n), z("fegpu::wellbore::cg_z", n), p("fegpu::wellbore::cg_p", n),
-      Ap("fegpu::wellbore::cg_Ap", n), dinv("fegpu::wellbore::cg_dinv", n);
-  Kokkos::parallel_for(
-      "fegpu::wellbore::cg_setup", range(0, n), KOKKOS_LAMBDA(Index i) {
-        double diag = 0, ax = 0;
-        for (Index q = row_ptr(i); q < row_ptr(i + 1); ++q) {
-          if (cols(q) == i) diag = values(q);
-          ax += values(q) * x(cols(q));
-        }
-        dinv(i) = 1 / diag;
-        r(i) = b(i) - ax;
-        z(i) = dinv(i) * r(i);
-        p(i) = z(i);
-      });
-  double bb = 0, rz = 0;
-  Kokkos::parallel_reduce(
-      "fegpu::wellbore::cg_norm", range(0, n), KOKKOS_LAMBDA(Index i, double &s) { s += b(i) * b(i); }, bb);
-  Kokkos::parallel_reduce(
-      "fegpu::wellbore::cg_rz", range(0, n), KOKKOS_LAMBDA(Index i, double &s) { s += r(i) * z(i); }, rz);
-  const double target = rtol * rtol * bb;
-  for (int it = 0; it < max_iterations; ++it) {
-    double rr = 0;
-    Kokkos::parallel_reduce(
-        "fegpu::wellbore::cg_rr", range(0, n), KOKKOS_LAMBDA(Index i, double &s) { s += r(i) * r(i); }, rr);
-    if (rr <= target) return it;
-    double pAp = 0;
-    Kokkos::parallel_reduce(
-        "fegpu::wellbore::cg_spmv", range(0, n),
-        KOKKOS_LAMBDA(Index i, double &s) {
-          double v = 0;
-          for (Index q = row_ptr(i); q < row_ptr(i + 1); ++q)
-            v += values(q) * p(cols(q));
-          Ap(i) = v;
-          s += p(i) * v;
-        },
-        pAp);
-    const double alpha = rz / pAp;
-    double rz_new = 0;
-    Kokkos::parallel_reduce(
-        "fegpu::wellbore::cg_update", range(0, n),
-        KOKKOS_LAMBDA(Index i, double &s) {
-          x(i) += alpha * p(i);
-          r(i) -= alpha * Ap(i);
-          z(i) = dinv(i) * r(i);
-          s += r(i) * z(i);
-        },
-        rz_new);
-    const double beta = rz_new / rz;
-    rz = rz_new;
-    Kokkos::parallel_for(
-        "fegpu::wellbore::cg_direction", range(0, n), KOKKOS_LAMBDA(Index i) { p(i) = z(i) + beta * p(i); });
-  }
-  return -max_iterations;
+  return conjugate_gradients(K_, RealView(b.data(), n), RealView(x.data(), n), rtol, max_iterations, mg_.get());
 }
 
 void WellboreModel::commit(const DofView &u) {

@@ -12,10 +12,13 @@
 #include "mohr_coulomb.hpp"
 #include "quad_basis.hpp"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace fegpu::wellbore {
+
+class Multigrid;
 
 /// How the residual is evaluated (compared in bench_wellbore):
 /// - fused: one kernel per element gathers, forms strains from the stored B, updates the
@@ -82,13 +85,17 @@ public:
   void residual(const DofView &u, const DofView &R);
   /// The consistent tangent at u into matrix(); fixed dofs get unit rows and columns.
   void jacobian(const DofView &u);
-  /// Solves matrix() x = b by Jacobi-preconditioned conjugate gradients to |r| <= rtol |b|.
+  /// Solves matrix() x = b by conjugate gradients to |r| <= rtol |b|, preconditioned by the
+  /// multigrid V-cycle if one is set, else by the diagonal.
   /// Returns the iteration count (negative if max_iterations was reached).
   int solve(const DofView &b, const DofView &x, double rtol, int max_iterations) const;
   /// Accepts u and the trial state as the converged state of a load step.
   void commit(const DofView &u);
 
   void set_residual_strategy(ResidualStrategy s) { config_.residual = s; }
+  void set_multigrid(std::shared_ptr<const Multigrid> mg) { mg_ = std::move(mg); }
+  /// (dof): 1 where the displacement is fixed.
+  const DeviceView<int *> &fixed() const { return fixed_; }
 
   /// Loads at factor lambda: the boundary tractions ramp from those in equilibrium with the
   /// initial stress (lambda 0) to the configured ones (lambda 1).
@@ -116,6 +123,7 @@ private:
   Operators ops_;
   CrsMatrix K_;
   DofView f_ext_, f_initial_, f_final_, u_n_;
+  std::shared_ptr<const Multigrid> mg_;
   DeviceView<int *> fixed_;     // (dof): 1 if fixed
   PointTensor sigma_n_, sigma_; // (element, point, component)
   PointScalar eqps_n_, eqps_;   // (element, point)

@@ -1,0 +1,281 @@
+#include "multigrid.hpp"
+
+#include "fegpu/core/error.hpp"
+#include "fegpu/mesh/generators.hpp"
+
+#include <cmath>
+
+namespace fegpu::wellbore {
+
+HostMesh AnnulusSpec::generate() const { return generate_annulus(type, n_theta, n_r, r_in, r_out, grading, angle); }
+
+namespace {
+
+constexpr double kOmega = 0.6;    // Jacobi damping
+constexpr int kSweeps = 2;        // pre- and post-smoothing sweeps
+constexpr int kCoarseSteps = 200; // conjugate-gradient steps on the coarsest level
+
+double dot(const RealView &a, const RealView &b) {
+  double s = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::wellbore::mg_dot", range(0, static_cast<Index>(a.extent(0))),
+      KOKKOS_LAMBDA(Index i, double &acc) { acc += a(i) * b(i); }, s);
+  return s;
+}
+
+/// y = A x
+void spmv(const CrsMatrix &A, const RealView &x, const RealView &y) {
+  const auto rp = A.row_ptr;
+  const auto c = A.cols;
+  const auto v = A.values;
+  Kokkos::parallel_for(
+      "fegpu::wellbore::spmv", range(0, A.rows()), KOKKOS_LAMBDA(Index i) {
+        double s = 0;
+        for (Index q = rp(i); q < rp(i + 1); ++q)
+          s += v(q) * x(c(q));
+        y(i) = s;
+      });
+}
+
+RealView inverse_diagonal(const CrsMatrix &A) {
+  RealView d("fegpu::wellbore::mg_dinv", A.rows());
+  const auto rp = A.row_ptr;
+  const auto c = A.cols;
+  const auto v = A.values;
+  Kokkos::parallel_for(
+      "fegpu::wellbore::inverse_diagonal", range(0, A.rows()), KOKKOS_LAMBDA(Index i) {
+        for (Index q = rp(i); q < rp(i + 1); ++q)
+          if (c(q) == i) d(i) = 1 / v(q);
+      });
+  return d;
+}
+
+/// z += w D^-1 (r - A z), `sweeps` times (t: work vector).
+void jacobi(const CrsMatrix &A, const RealView &dinv, const RealView &r, const RealView &z, const RealView &t,
+            int sweeps) {
+  for (int s = 0; s < sweeps; ++s) {
+    spmv(A, z, t);
+    Kokkos::parallel_for(
+        "fegpu::wellbore::jacobi", range(0, A.rows()),
+        KOKKOS_LAMBDA(Index i) { z(i) += kOmega * dinv(i) * (r(i) - t(i)); });
+  }
+}
+
+/// Where a point lies in a generated annulus: the cell (i radial, j angular) from its radius and
+/// angle, refined to the element and reference coordinates by Newton on the neighbouring cells.
+struct Locator {
+  const AnnulusSpec &spec;
+  const HostMesh &mesh;
+  QuadBasis basis;
+
+  int radial_cell(double r) const {
+    const double t = (r - spec.r_in) / (spec.r_out - spec.r_in), g = spec.grading;
+    const double k = std::abs(g - 1) < 1e-14 ? t * spec.n_r : std::log1p(t * (std::pow(g, spec.n_r) - 1)) / std::log(g);
+    return std::clamp(static_cast<int>(std::floor(k)), 0, spec.n_r - 1);
+  }
+  /// Element and (xi, eta) of the point (x, y).
+  Index locate(double x, double y, double &xi, double &eta) const {
+    double th = std::atan2(y, x);
+    if (th < 0) th += 2 * M_PI;
+    const bool closed = std::abs(spec.angle - 360.0) < 1e-12;
+    const int jc =
+        std::clamp(static_cast<int>(std::floor(th / (spec.angle * M_PI / 180) * spec.n_theta)), 0, spec.n_theta - 1);
+    const int ic = radial_cell(std::hypot(x, y));
+    const int npe = basis.nodes;
+    Index best = -1;
+    double best_out = 1e300;
+    for (int dj = -1; dj <= 1; ++dj)
+      for (int di = -1; di <= 1; ++di) {
+        int i = ic + di, j = jc + dj;
+        if (i < 0 || i >= spec.n_r) continue;
+        if (j < 0 || j >= spec.n_theta) {
+          if (!closed) continue;
+          j = (j + spec.n_theta) % spec.n_theta;
+        }
+        const Index e = static_cast<Index>(j) * spec.n_r + i; // the generator's cell order
+        double a = 0, b = 0, N[kMaxQuadNodes], dN[kMaxQuadNodes][2];
+        for (int it = 0; it < 20; ++it) {
+          basis.eval(a, b, N, dN);
+          double px = 0, py = 0, J[2][2] = {{0, 0}, {0, 0}};
+          for (int k = 0; k < npe; ++k) {
+            const Index n = mesh.conn[npe * e + k];
+            px += N[k] * mesh.xyz[3 * n], py += N[k] * mesh.xyz[3 * n + 1];
+            for (int d = 0; d < 2; ++d)
+              J[0][d] += mesh.xyz[3 * n] * dN[k][d], J[1][d] += mesh.xyz[3 * n + 1] * dN[k][d];
+          }
+          const double det = J[0][0] * J[1][1] - J[0][1] * J[1][0], rx = x - px, ry = y - py;
+          a += (J[1][1] * rx - J[0][1] * ry) / det, b += (-J[1][0] * rx + J[0][0] * ry) / det;
+        }
+        const double out = std::max(std::abs(a), std::abs(b));
+        if (out < best_out) best_out = out, best = e, xi = a, eta = b;
+      }
+    return best;
+  }
+};
+
+/// Prolongation from the coarse level (its mesh and fixed dofs) to the fine one.
+CrsMatrix prolongation(const HostMesh &fine, const std::vector<int> &fine_fixed, const AnnulusSpec &cspec,
+                       const HostMesh &coarse, const std::vector<int> &coarse_fixed) {
+  const Index nf = static_cast<Index>(fine.xyz.size() / 3), nc = static_cast<Index>(coarse.xyz.size() / 3);
+  const Locator loc{cspec, coarse, QuadBasis(coarse.type)};
+  const int npe = loc.basis.nodes;
+  std::vector<Index> row_ptr(2 * nf + 1, 0), cols;
+  std::vector<double> vals;
+  std::vector<std::vector<std::pair<Index, double>>> rows(2 * nf);
+  for (Index n = 0; n < nf; ++n) {
+    double xi = 0, eta = 0, N[kMaxQuadNodes], dN[kMaxQuadNodes][2];
+    const Index e = loc.locate(fine.xyz[3 * n], fine.xyz[3 * n + 1], xi, eta);
+    loc.basis.eval(xi, eta, N, dN);
+    for (int c = 0; c < 2; ++c) {
+      const Index row = c * nf + n;
+      if (fine_fixed[row]) continue;
+      for (int k = 0; k < npe; ++k) {
+        const Index col = c * nc + coarse.conn[npe * e + k];
+        if (!coarse_fixed[col] && std::abs(N[k]) > 1e-14) rows[row].push_back({col, N[k]});
+      }
+    }
+  }
+  for (Index r = 0; r < 2 * nf; ++r) {
+    row_ptr[r + 1] = row_ptr[r] + static_cast<Index>(rows[r].size());
+    for (const auto &[c, v] : rows[r])
+      cols.push_back(c), vals.push_back(v);
+  }
+  CrsMatrix P;
+  P.row_ptr = IndexView("fegpu::wellbore::P_row_ptr", row_ptr.size());
+  P.cols = IndexView("fegpu::wellbore::P_cols", cols.size());
+  P.values = RealView("fegpu::wellbore::P_values", vals.size());
+  Kokkos::deep_copy(P.row_ptr, Kokkos::View<const Index *, Kokkos::HostSpace>(row_ptr.data(), row_ptr.size()));
+  Kokkos::deep_copy(P.cols, Kokkos::View<const Index *, Kokkos::HostSpace>(cols.data(), cols.size()));
+  Kokkos::deep_copy(P.values, Kokkos::View<const double *, Kokkos::HostSpace>(vals.data(), vals.size()));
+  return P;
+}
+
+std::vector<int> host_fixed(const WellboreModel &m) {
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.fixed());
+  return std::vector<int>(h.data(), h.data() + h.size());
+}
+
+} // namespace
+
+Multigrid::Multigrid(const AnnulusSpec &fine, const Config &config, int coarsest_cells) {
+  Kokkos::Profiling::ScopedRegion region("fegpu::wellbore::multigrid_setup");
+  Config c = config;
+  c.normal_stress.clear(); // the levels need only the stiffness and the fixed dofs
+  AnnulusSpec spec = fine;
+  HostMesh finer = fine.generate();
+  std::vector<int> finer_fixed;
+  {
+    WellboreModel top(finer, c);
+    finer_fixed = host_fixed(top);
+  }
+  while (spec.n_theta > coarsest_cells || spec.n_r > coarsest_cells) {
+    AnnulusSpec cs = spec;
+    cs.n_theta = std::max(1, (spec.n_theta + 1) / 2), cs.n_r = std::max(1, (spec.n_r + 1) / 2);
+    // The same overall growth of the cells outward: g_c^(n_c) = g^n.
+    cs.grading = std::pow(spec.grading, double(spec.n_r) / cs.n_r);
+    HostMesh coarse = cs.generate();
+    Level L;
+    L.model = std::make_unique<WellboreModel>(coarse, c);
+    const std::vector<int> coarse_fixed = host_fixed(*L.model);
+    L.P = prolongation(finer, finer_fixed, cs, coarse, coarse_fixed);
+    DofView zero("fegpu::wellbore::mg_zero", L.model->num_nodes(), 2);
+    L.model->jacobian(zero);
+    L.dinv = inverse_diagonal(L.model->matrix());
+    const Index n = L.model->num_dofs();
+    L.r = RealView("fegpu::wellbore::mg_r", n), L.z = RealView("fegpu::wellbore::mg_z", n);
+    L.t = RealView("fegpu::wellbore::mg_t", n);
+    coarse_.push_back(std::move(L));
+    spec = cs, finer = std::move(coarse), finer_fixed = coarse_fixed;
+  }
+  if (coarse_.empty())
+    throw InputError("multigrid: the mesh is already at most " + std::to_string(coarsest_cells) +
+                     " cells across; no coarser level");
+}
+
+Multigrid::~Multigrid() = default;
+
+void Multigrid::apply(const CrsMatrix &A0, const RealView &dinv0, const RealView &r, const RealView &z) const {
+  cycle(0, A0, dinv0, r, z);
+}
+
+void Multigrid::cycle(int level, const CrsMatrix &A, const RealView &dinv, const RealView &r, const RealView &z) const {
+  Kokkos::deep_copy(z, 0.0);
+  if (level == levels() - 1) {
+    conjugate_gradients(A, r, z, 1e-12, kCoarseSteps);
+    return;
+  }
+  const Level &next = coarse_[level];
+  if (level == 0 && fine_work_.extent(0) != static_cast<std::size_t>(A.rows()))
+    fine_work_ = RealView("fegpu::wellbore::mg_work", A.rows());
+  const RealView t = level == 0 ? fine_work_ : coarse_[level - 1].t;
+  jacobi(A, dinv, r, z, t, kSweeps);
+  // Restrict the residual: r_c = P^T (r - A z).
+  spmv(A, z, t);
+  const auto P = next.P;
+  const auto rc = next.r;
+  Kokkos::deep_copy(rc, 0.0);
+  Kokkos::parallel_for(
+      "fegpu::wellbore::restrict", range(0, A.rows()), KOKKOS_LAMBDA(Index i) {
+        const double res = r(i) - t(i);
+        for (Index q = P.row_ptr(i); q < P.row_ptr(i + 1); ++q)
+          Kokkos::atomic_add(&rc(P.cols(q)), P.values(q) * res);
+      });
+  cycle(level + 1, next.model->matrix(), next.dinv, next.r, next.z);
+  // Prolong the correction: z += P z_c.
+  const auto zc = next.z;
+  Kokkos::parallel_for(
+      "fegpu::wellbore::prolong", range(0, A.rows()), KOKKOS_LAMBDA(Index i) {
+        double s = 0;
+        for (Index q = P.row_ptr(i); q < P.row_ptr(i + 1); ++q)
+          s += P.values(q) * zc(P.cols(q));
+        z(i) += s;
+      });
+  jacobi(A, dinv, r, z, t, kSweeps);
+}
+
+int conjugate_gradients(const CrsMatrix &A, const RealView &b, const RealView &x, double rtol, int max_iterations,
+                        const Multigrid *mg) {
+  const Index n = A.rows();
+  const RealView dinv = inverse_diagonal(A);
+  RealView r("fegpu::wellbore::cg_r", n), z("fegpu::wellbore::cg_z", n), p("fegpu::wellbore::cg_p", n),
+      Ap("fegpu::wellbore::cg_Ap", n), r_old("fegpu::wellbore::cg_r_old", n);
+  const auto precondition = [&]() {
+    if (mg) {
+      mg->apply(A, dinv, r, z);
+    } else {
+      Kokkos::parallel_for(
+          "fegpu::wellbore::cg_jacobi", range(0, n), KOKKOS_LAMBDA(Index i) { z(i) = dinv(i) * r(i); });
+    }
+  };
+  spmv(A, x, Ap);
+  Kokkos::parallel_for(
+      "fegpu::wellbore::cg_start", range(0, n), KOKKOS_LAMBDA(Index i) { r(i) = b(i) - Ap(i); });
+  precondition();
+  Kokkos::deep_copy(p, z);
+  const double target = rtol * rtol * dot(b, b);
+  double rz = dot(r, z);
+  for (int it = 0; it < max_iterations; ++it) {
+    if (dot(r, r) <= target) return it;
+    spmv(A, p, Ap);
+    const double alpha = rz / dot(p, Ap);
+    Kokkos::parallel_for(
+        "fegpu::wellbore::cg_update", range(0, n), KOKKOS_LAMBDA(Index i) {
+          x(i) += alpha * p(i);
+          r_old(i) = r(i);
+          r(i) -= alpha * Ap(i);
+        });
+    precondition();
+    // Polak-Ribiere: beta = z . (r - r_old) / (z_old . r_old).
+    double num = 0;
+    Kokkos::parallel_reduce(
+        "fegpu::wellbore::cg_beta", range(0, n), KOKKOS_LAMBDA(Index i, double &s) { s += z(i) * (r(i) - r_old(i)); },
+        num);
+    const double beta = num / rz;
+    rz = dot(r, z);
+    Kokkos::parallel_for(
+        "fegpu::wellbore::cg_direction", range(0, n), KOKKOS_LAMBDA(Index i) { p(i) = z(i) + beta * p(i); });
+  }
+  return dot(r, r) <= target ? max_iterations : -max_iterations;
+}
+
+} // namespace fegpu::wellbore
