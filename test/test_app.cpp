@@ -440,3 +440,21 @@ TEST_F(App, BadWellboreInput) {
   expect_bad_input(replace(kWellbore, "element: quad9", "element: tri6"), {"mesh.element", "quad9"});
   expect_bad_input(replace(kWellbore, "load_steps: 2", "load_steps: 0"), {"load_steps"});
 }
+
+TEST_F(App, WellboreRunsOnAnExodusMesh) {
+  // The same quarter annulus written through the Exodus API and read back as the mesh (9 x 25
+  // lattice nodes).
+  const fegpu::HostMesh h = fegpu::generate_annulus(fegpu::ElementType::Quad9, 4, 12, 0.1, 4.0, 1.36, 90.0);
+  { fegpu::ExodusWriter w((dir_ / "annulus.exo").string(), h, {}); }
+  const Result r = run(replace(kWellbore,
+                               "{generator: annulus, element: quad9, n_theta: 4, n_r: 12, inner_radius: 0.1, "
+                               "outer_radius: 4.0,\n       grading: 1.36, angle: 90}",
+                               "{file: annulus.exo}"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("225 nodes, 48 quad9 elements"), std::string::npos) << r.out;
+  const fegpu::ExodusReader out((dir_ / "out" / "wellbore.e").string());
+  const auto names = out.variable_names('g');
+  const auto col = [&](const std::string &n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
+  EXPECT_LT(out.global(2)[col("residual")], 1e-8);
+  EXPECT_GT(out.global(2)[col("plastic_points")], 0.0);
+}
