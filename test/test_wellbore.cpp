@@ -4,6 +4,7 @@
 // cohesion; the energy norm of the error falls at the optimal rate h^p for p = 1, 2, 3. Then the
 // thesis's elastoplastic case against the Runge-Kutta reference (test/wellbore_reference.hpp) with
 // each nonlinear method, and the operators against a stored reference (the GPU against the CPU).
+#include "direct.hpp"
 #include "fegpu/mesh/generators.hpp"
 #include "multigrid.hpp"
 #include "nonlinear.hpp"
@@ -48,7 +49,9 @@ struct Result {
 
 /// Level l of the quarter annulus: 2^(l+1) x 3 2^(l+1) cells, cell sizes growing by
 /// 40^(1 / n_r) outward (nested under refinement).
-Result solve_level(ElementType type, int level, bool multigrid = false) {
+enum class Solver { Jacobi, Multigrid, Cholmod };
+
+Result solve_level(ElementType type, int level, Solver solver = Solver::Jacobi) {
   const int nt = 2 << level, nr = 3 * nt;
   const AnnulusSpec spec{type, nt, nr, kA, kB, std::pow(kB / kA, 1.0 / nr), 90.0};
   const HostMesh h = spec.generate();
@@ -57,7 +60,8 @@ Result solve_level(ElementType type, int level, bool multigrid = false) {
   c.normal_stress = {{"inner", kPa}, {"outer", kPb}};
   c.fixed = {{"start", 1}, {"end", 0}}; // y = 0 and x = 0 planes
   WellboreModel m(h, c);
-  if (multigrid) m.set_multigrid(std::make_shared<Multigrid>(spec, c, 4));
+  if (solver == Solver::Multigrid) m.set_multigrid(std::make_shared<Multigrid>(spec, c, 4));
+  if (solver == Solver::Cholmod) m.set_direct_solver(std::make_shared<DirectSolver>());
   const Index nn = m.num_nodes();
   DofView u("u", nn, 2), R("R", nn, 2), du("du", nn, 2);
   m.residual(u, R);
@@ -339,7 +343,7 @@ TEST(WellboreMultigrid, IterationsDoNotGrowWithRefinement) {
     const int p = element_info(type).order;
     std::vector<int> its;
     for (int level = 1; level < 5; ++level) {
-      const Result mg = solve_level(type, level, true);
+      const Result mg = solve_level(type, level, Solver::Multigrid);
       const Result jacobi = level < 4 ? solve_level(type, level) : Result{};
       std::printf("p = %d, level %d: %7d dofs, multigrid %3d CG iterations (Jacobi %d), energy error %.4e (%.4e)\n", p,
                   level, mg.dofs, mg.iterations, jacobi.iterations, mg.error, jacobi.error);
@@ -351,5 +355,18 @@ TEST(WellboreMultigrid, IterationsDoNotGrowWithRefinement) {
     // Jacobi doubles per level; here the last refinement adds at most two iterations.
     EXPECT_LE(its[3] - its[2], 2) << "p = " << p;
     EXPECT_LE(its[3], 30) << "p = " << p;
+  }
+}
+
+TEST(WellboreDirect, CholmodMatchesConjugateGradients) {
+  // The reference solver: CHOLMOD's Cholesky of the stiffness on the host gives the same solution
+  // (energy error to 1e-6 of itself) and equilibrium to round-off, for every order.
+  if (!direct_solver_available()) GTEST_SKIP() << "built without CHOLMOD";
+  for (ElementType type : {ElementType::Quad4, ElementType::Quad9, ElementType::Quad16}) {
+    const Result direct = solve_level(type, 2, Solver::Cholmod), cg = solve_level(type, 2, Solver::Multigrid);
+    std::printf("p = %d: CHOLMOD |R| / |f| %.1e, energy error %.6e; multigrid CG %.6e\n", element_info(type).order,
+                direct.residual, direct.error, cg.error);
+    EXPECT_LT(direct.residual, 1e-12);
+    EXPECT_NEAR(direct.error, cg.error, 1e-6 * direct.error);
   }
 }

@@ -14,8 +14,10 @@
 ///   solver: {method: newton | initial_stiffness | modified_initial_stiffness, tolerance: 1e-8,
 ///            max_iterations: 200, linear_tolerance: 1e-10, max_linear_iterations: 100000,
 ///            scatter: atomic | coloring, residual: fused | block | classical,
-///            preconditioner: jacobi | multigrid}   # multigrid: annulus meshes
+///            preconditioner: jacobi | multigrid,   # multigrid: annulus meshes
+///            linear_solver: cg | cholmod}          # cholmod: the host reference
 ///   output: {file: wellbore.e, profile: wellbore_profile.csv, ray_angle: 45}
+#include "direct.hpp"
 #include "fegpu/core/error.hpp"
 #include "fegpu/core/module.hpp"
 #include "fegpu/driver/progress.hpp"
@@ -186,6 +188,11 @@ public:
       config_.scatter = scatter_strategy_from_string(s.get_choice("scatter", {"atomic", "coloring"}, "atomic"));
       config_.residual =
           residual_strategy_from_string(s.get_choice("residual", {"fused", "block", "classical"}, "fused"));
+      if (s.get_choice("linear_solver", {"cg", "cholmod"}, "cg") == "cholmod") {
+        if (!direct_solver_available())
+          s.child("linear_solver").error("this build has no CHOLMOD (install libsuitesparse-dev and reconfigure)");
+        direct_ = true;
+      }
       if (s.get_choice("preconditioner", {"jacobi", "multigrid"}, "jacobi") == "multigrid") {
         // The levels are coarser annuli: the mesh must come from the annulus generator.
         const InputNode mesh = root.child("mesh");
@@ -210,6 +217,7 @@ public:
   void setup() override {
     auto phase = timer_.scope("setup");
     model_ = std::make_unique<WellboreModel>(mesh_, config_);
+    if (direct_) model_->set_direct_solver(std::make_shared<DirectSolver>());
     if (annulus_) {
       auto mg = std::make_shared<Multigrid>(*annulus_, config_);
       if (!opts_.quiet) std::printf("multigrid: %d levels\n", mg->levels());
@@ -296,6 +304,7 @@ private:
   PhaseTimer timer_;
   std::unique_ptr<WellboreModel> model_;
   std::optional<AnnulusSpec> annulus_; ///< set when multigrid preconditions the solves
+  bool direct_ = false;                ///< CHOLMOD on the host instead of conjugate gradients
 };
 
 } // namespace

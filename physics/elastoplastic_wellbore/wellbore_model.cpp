@@ -1,5 +1,6 @@
 #include "wellbore_model.hpp"
 
+#include "direct.hpp"
 #include "multigrid.hpp"
 
 #include "fegpu/core/error.hpp"
@@ -520,9 +521,14 @@ void WellboreModel::jacobian(const DofView &u) {
         for (Index p = row_ptr(d); p < row_ptr(d + 1); ++p)
           if (cols(p) == d) values(p) = 1.0;
       });
+  if (direct_) direct_->factorize(K_);
 }
 
 int WellboreModel::solve(const DofView &b, const DofView &x, double rtol, int max_iterations) const {
+  if (direct_) {
+    direct_->solve(b, x);
+    return 0;
+  }
   Kokkos::Profiling::ScopedRegion region("fegpu::wellbore::cg");
   const Index n = K_.rows();
   return conjugate_gradients(K_, RealView(b.data(), n), RealView(x.data(), n), rtol, max_iterations, mg_.get());

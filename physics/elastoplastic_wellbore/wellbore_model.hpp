@@ -19,6 +19,7 @@
 namespace fegpu::wellbore {
 
 class Multigrid;
+class DirectSolver;
 
 /// How the residual is evaluated (compared in bench_wellbore):
 /// - fused: one kernel per element gathers, forms strains from the stored B, updates the
@@ -85,8 +86,9 @@ public:
   void residual(const DofView &u, const DofView &R);
   /// The consistent tangent at u into matrix(); fixed dofs get unit rows and columns.
   void jacobian(const DofView &u);
-  /// Solves matrix() x = b by conjugate gradients to |r| <= rtol |b|, preconditioned by the
-  /// multigrid V-cycle if one is set, else by the diagonal.
+  /// Solves matrix() x = b: directly if a direct solver is set (returns 0), else by conjugate
+  /// gradients to |r| <= rtol |b|, preconditioned by the multigrid V-cycle if one is set, else by
+  /// the diagonal.
   /// Returns the iteration count (negative if max_iterations was reached).
   int solve(const DofView &b, const DofView &x, double rtol, int max_iterations) const;
   /// Accepts u and the trial state as the converged state of a load step.
@@ -94,6 +96,8 @@ public:
 
   void set_residual_strategy(ResidualStrategy s) { config_.residual = s; }
   void set_multigrid(std::shared_ptr<const Multigrid> mg) { mg_ = std::move(mg); }
+  /// Solves by CHOLMOD on the host instead (refactorised by every jacobian()).
+  void set_direct_solver(std::shared_ptr<DirectSolver> d) { direct_ = std::move(d); }
   /// (dof): 1 where the displacement is fixed.
   const DeviceView<int *> &fixed() const { return fixed_; }
 
@@ -124,6 +128,7 @@ private:
   CrsMatrix K_;
   DofView f_ext_, f_initial_, f_final_, u_n_;
   std::shared_ptr<const Multigrid> mg_;
+  std::shared_ptr<DirectSolver> direct_;
   DeviceView<int *> fixed_;     // (dof): 1 if fixed
   PointTensor sigma_n_, sigma_; // (element, point, component)
   PointScalar eqps_n_, eqps_;   // (element, point)
