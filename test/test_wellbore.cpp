@@ -40,6 +40,30 @@ struct Lame {
   }
 };
 
+/// Table 7.2 with the loads on an unstressed body, on the quarter annulus's symmetry planes.
+Config table_7_2(double cohesion = 5.0) {
+  Config c;
+  c.material = MohrCoulomb::make(kE, kNu, cohesion, 20.0, 20.0);
+  c.normal_stress = {{"inner", kPa}, {"outer", kPb}};
+  c.fixed = {{"start", 1}, {"end", 0}}; // y = 0 and x = 0 planes
+  return c;
+}
+
+/// Lame's displacement times `factor` at the nodes of h (1.3 yields the inner part of the mesh).
+DofView lame_displacement(const HostMesh &h, double factor) {
+  const Index nn = static_cast<Index>(h.xyz.size() / 3);
+  const Lame exact;
+  DofView u("u", nn, 2);
+  const auto uh = Kokkos::create_mirror_view(u);
+  for (Index n = 0; n < nn; ++n) {
+    const double x = h.xyz[3 * n], y = h.xyz[3 * n + 1], r = std::hypot(x, y);
+    const double ur = factor * ((1 - 2 * kNu) * exact.A * r + exact.B / r) / (2 * exact.G);
+    uh(n, 0) = ur * x / r, uh(n, 1) = ur * y / r;
+  }
+  Kokkos::deep_copy(u, uh);
+  return u;
+}
+
 struct Result {
   double error;    ///< energy norm of the error over that of the solution
   double residual; ///< |R(u)| / |f_ext| after the solve
@@ -55,10 +79,7 @@ Result solve_level(ElementType type, int level, Solver solver = Solver::Jacobi) 
   const int nt = 2 << level, nr = 3 * nt;
   const AnnulusSpec spec{type, nt, nr, kA, kB, std::pow(kB / kA, 1.0 / nr), 90.0};
   const HostMesh h = spec.generate();
-  Config c;
-  c.material = MohrCoulomb::make(kE, kNu, 1e12, 20.0, 20.0);
-  c.normal_stress = {{"inner", kPa}, {"outer", kPb}};
-  c.fixed = {{"start", 1}, {"end", 0}}; // y = 0 and x = 0 planes
+  const Config c = table_7_2(1e12); // a cohesion that never yields
   WellboreModel m(h, c);
   if (solver == Solver::Multigrid) m.set_multigrid(std::make_shared<Multigrid>(spec, c, 4));
   if (solver == Solver::Cholmod) m.set_direct_solver(std::make_shared<DirectSolver>());
@@ -169,11 +190,7 @@ TEST(WellborePlastic, MatchesRungeKuttaWithEveryMethod) {
   const HostMesh h = generate_annulus(ElementType::Quad9, nt, nr, kA, kB, q, 90.0);
   std::vector<double> reference;
   for (Method method : {Method::Newton, Method::InitialStiffness, Method::ModifiedInitialStiffness}) {
-    Config c;
-    c.material = P.material;
-    c.normal_stress = {{"inner", kPa}, {"outer", kPb}};
-    c.fixed = {{"start", 1}, {"end", 0}};
-    WellboreModel m(h, c);
+    WellboreModel m(h, table_7_2());
     DofView u("u", m.num_nodes(), 2);
     NonlinearOptions o;
     o.method = method, o.tolerance = 1e-9, o.linear_tolerance = 1e-12;
@@ -224,21 +241,10 @@ TEST(WellboreBackends, ResidualAndJacobianMatchStoredReference) {
   const char *dir = std::getenv("FEGPU_TEST_DATA");
   const std::string path = std::string(dir ? dir : FEGPU_SOURCE_DIR "/test/data") + "/wellbore_operators.txt";
   const HostMesh h = generate_annulus(ElementType::Quad9, 4, 12, kA, kB, std::pow(kB / kA, 1.0 / 12), 90.0);
-  Config c;
-  c.material = MohrCoulomb::make(kE, kNu, 5.0, 20.0, 20.0);
-  c.normal_stress = {{"inner", kPa}, {"outer", kPb}};
-  c.fixed = {{"start", 1}, {"end", 0}};
-  WellboreModel m(h, c);
+  WellboreModel m(h, table_7_2());
   const Index nn = m.num_nodes();
-  const Lame exact;
-  DofView u("u", nn, 2), R("R", nn, 2);
-  const auto uh = Kokkos::create_mirror_view(u);
-  for (Index n = 0; n < nn; ++n) {
-    const double x = h.xyz[3 * n], y = h.xyz[3 * n + 1], r = std::hypot(x, y);
-    const double ur = 1.3 * ((1 - 2 * kNu) * exact.A * r + exact.B / r) / (2 * exact.G);
-    uh(n, 0) = ur * x / r, uh(n, 1) = ur * y / r;
-  }
-  Kokkos::deep_copy(u, uh);
+  const DofView u = lame_displacement(h, 1.3);
+  DofView R("R", nn, 2);
   m.residual(u, R);
   m.jacobian(u);
   const auto Rh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), R);
@@ -293,23 +299,13 @@ TEST(WellboreStrategies, ResidualStrategiesAgree) {
   const HostMesh h = generate_annulus(ElementType::Quad16, 4, 12, kA, kB, std::pow(kB / kA, 1.0 / 12), 90.0);
   std::vector<double> ref;
   for (ResidualStrategy strategy : {ResidualStrategy::Fused, ResidualStrategy::Block, ResidualStrategy::Classical}) {
-    Config c;
-    c.material = MohrCoulomb::make(kE, kNu, 5.0, 20.0, 20.0);
-    c.normal_stress = {{"inner", kPa}, {"outer", kPb}};
-    c.fixed = {{"start", 1}, {"end", 0}};
+    Config c = table_7_2();
     c.residual = strategy;
     c.scatter = strategy == ResidualStrategy::Block ? ScatterStrategy::Coloring : ScatterStrategy::Atomic;
     WellboreModel m(h, c);
     const Index nn = m.num_nodes();
-    const Lame exact;
-    DofView u("u", nn, 2), R("R", nn, 2);
-    const auto uh = Kokkos::create_mirror_view(u);
-    for (Index n = 0; n < nn; ++n) {
-      const double x = h.xyz[3 * n], y = h.xyz[3 * n + 1], r = std::hypot(x, y);
-      const double ur = 1.3 * ((1 - 2 * kNu) * exact.A * r + exact.B / r) / (2 * exact.G);
-      uh(n, 0) = ur * x / r, uh(n, 1) = ur * y / r;
-    }
-    Kokkos::deep_copy(u, uh);
+    const DofView u = lame_displacement(h, 1.3);
+    DofView R("R", nn, 2);
     m.residual(u, R);
     const auto Rh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), R);
     const auto fh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.external_forces());
