@@ -293,12 +293,14 @@ TEST(WellboreBackends, ResidualAndJacobianMatchStoredReference) {
 }
 
 TEST(WellboreStrategies, ResidualStrategiesAgree) {
-  // fused, block (staged, one thread per point) and classical (nothing precomputed) give the same
+  // fused, block (staged, one thread per point), classical (nothing precomputed) and sparse (B and
+  // B^T as CRS matrices) give the same
   // residual and the same point stresses at a displacement that yields part of the mesh; the
   // Jacobian assembled colour by colour (the block run) equals the atomic one.
   const HostMesh h = generate_annulus(ElementType::Quad16, 4, 12, kA, kB, std::pow(kB / kA, 1.0 / 12), 90.0);
   std::vector<double> ref;
-  for (ResidualStrategy strategy : {ResidualStrategy::Fused, ResidualStrategy::Block, ResidualStrategy::Classical}) {
+  for (ResidualStrategy strategy :
+       {ResidualStrategy::Fused, ResidualStrategy::Block, ResidualStrategy::Classical, ResidualStrategy::Sparse}) {
     Config c = table_7_2();
     c.residual = strategy;
     c.scatter = strategy == ResidualStrategy::Block ? ScatterStrategy::Coloring : ScatterStrategy::Atomic;

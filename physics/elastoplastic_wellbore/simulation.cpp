@@ -13,7 +13,7 @@
 ///   load_steps: 1
 ///   solver: {method: newton | initial_stiffness | modified_initial_stiffness, tolerance: 1e-8,
 ///            max_iterations: 200, linear_tolerance: 1e-10, max_linear_iterations: 100000,
-///            scatter: atomic | coloring, residual: fused | block | classical,
+///            scatter: atomic | coloring, residual: fused | block | classical | sparse,
 ///            preconditioner: jacobi | multigrid,   # multigrid: annulus meshes
 ///            linear_solver: cg | cholmod}          # cholmod: the host reference
 ///   output: {file: wellbore.e, profile: wellbore_profile.csv, ray_angle: 45}
@@ -187,7 +187,7 @@ public:
       options_.max_linear_iterations = s.get_positive_int("max_linear_iterations", options_.max_linear_iterations);
       config_.scatter = scatter_strategy_from_string(s.get_choice("scatter", {"atomic", "coloring"}, "atomic"));
       config_.residual =
-          residual_strategy_from_string(s.get_choice("residual", {"fused", "block", "classical"}, "fused"));
+          residual_strategy_from_string(s.get_choice("residual", {"fused", "block", "classical", "sparse"}, "fused"));
       if (s.get_choice("linear_solver", {"cg", "cholmod"}, "cg") == "cholmod") {
         if (!direct_solver_available())
           s.child("linear_solver").error("this build has no CHOLMOD (install libsuitesparse-dev and reconfigure)");

@@ -184,11 +184,22 @@ ResidualStrategy residual_strategy_from_string(const std::string &name) {
   if (name == "fused") return ResidualStrategy::Fused;
   if (name == "block") return ResidualStrategy::Block;
   if (name == "classical") return ResidualStrategy::Classical;
+  if (name == "sparse") return ResidualStrategy::Sparse;
   throw InputError("unknown residual strategy '" + name + "'");
 }
 
 std::string to_string(ResidualStrategy s) {
-  return s == ResidualStrategy::Fused ? "fused" : s == ResidualStrategy::Block ? "block" : "classical";
+  switch (s) {
+  case ResidualStrategy::Fused:
+    return "fused";
+  case ResidualStrategy::Block:
+    return "block";
+  case ResidualStrategy::Classical:
+    return "classical";
+  case ResidualStrategy::Sparse:
+    return "sparse";
+  }
+  return "";
 }
 
 WellboreModel::WellboreModel(const HostMesh &h, const Config &config)
@@ -378,6 +389,8 @@ void WellboreModel::residual(const DofView &u, const DofView &R) {
   if (config_.residual == ResidualStrategy::Fused) {
     scatter_elements("fegpu::wellbore::residual_fused", config_.scatter, coloring_, ne, R,
                      ResidualFused{ops_.B, ops_.W, mesh_.elem2node, u, u_n_, update, np, npe});
+  } else if (config_.residual == ResidualStrategy::Sparse) {
+    sparse_residual(u, R);
   } else if (config_.residual == ResidualStrategy::Classical) {
     scatter_elements("fegpu::wellbore::residual_classical", config_.scatter, coloring_, ne, R,
                      ResidualClassical{basis_, mesh_.coords, mesh_.elem2node, u, u_n_, update, basis_.order + 1});
@@ -423,6 +436,119 @@ void WellboreModel::block_strains(const DofView &u) {
             v += B(e, r, j) * du[j];
           strain(e, r / 3, r % 3) = v;
         }
+      });
+}
+
+void WellboreModel::build_sparse_operators() {
+  Kokkos::Profiling::ScopedRegion region("fegpu::wellbore::sparse_operators");
+  const int np = ops_.points, npe = ops_.nodes;
+  const Index ne = mesh_.num_elems(), nn = mesh_.num_nodes(), rows = 3 * ne * np;
+  const auto B = ops_.B;
+  const auto conn = mesh_.elem2node;
+  // B: point (e, q) rows xx (npe x-dofs), yy (npe y-dofs), gamma (all 2 npe): 4 npe per point.
+  Bs_.row_ptr = IndexView("fegpu::wellbore::Bs_row_ptr", rows + 1);
+  Bs_.cols = IndexView("fegpu::wellbore::Bs_cols", static_cast<std::size_t>(4) * npe * ne * np);
+  Bs_.values = RealView("fegpu::wellbore::Bs_values", Bs_.cols.extent(0));
+  const auto rp = Bs_.row_ptr;
+  const auto c = Bs_.cols;
+  const auto v = Bs_.values;
+  Kokkos::parallel_for(
+      "fegpu::wellbore::sparse_B", range(0, ne * np), KOKKOS_LAMBDA(Index pt) {
+        const Index e = pt / np, base = pt * 4 * npe;
+        const int q = pt % np;
+        rp(3 * pt) = base, rp(3 * pt + 1) = base + npe, rp(3 * pt + 2) = base + 2 * npe;
+        if (pt == ne * np - 1) rp(3 * pt + 3) = base + 4 * npe;
+        for (int k = 0; k < npe; ++k) {
+          const Index n = conn(e, k);
+          c(base + k) = n, v(base + k) = B(e, 3 * q, 2 * k);
+          c(base + npe + k) = nn + n, v(base + npe + k) = B(e, 3 * q + 1, 2 * k + 1);
+          c(base + 2 * npe + 2 * k) = n, v(base + 2 * npe + 2 * k) = B(e, 3 * q + 2, 2 * k);
+          c(base + 2 * npe + 2 * k + 1) = nn + n, v(base + 2 * npe + 2 * k + 1) = B(e, 3 * q + 2, 2 * k + 1);
+        }
+      });
+  // B^T: dof (comp, node) collects, over the node's elements and their points, the comp row and
+  // the gamma row. Row length 2 np (elements of the node).
+  const Crs n2e = build_node2elem(mesh_);
+  BsT_.row_ptr = IndexView("fegpu::wellbore::BsT_row_ptr", 2 * nn + 1);
+  const auto tp = BsT_.row_ptr;
+  Kokkos::parallel_scan(
+      "fegpu::wellbore::sparse_BT_scan", range(0, 2 * nn), KOKKOS_LAMBDA(Index d, Index & sum, bool final) {
+        const Index n = d % nn;
+        sum += 2 * np * (n2e.offsets(n + 1) - n2e.offsets(n));
+        if (final) tp(d + 1) = sum;
+      });
+  Index nnz = 0;
+  Kokkos::deep_copy(nnz, Kokkos::subview(tp, 2 * nn));
+  BsT_.cols = IndexView("fegpu::wellbore::BsT_cols", nnz);
+  BsT_.values = RealView("fegpu::wellbore::BsT_values", nnz);
+  const auto tc = BsT_.cols;
+  const auto tv = BsT_.values;
+  Kokkos::parallel_for(
+      "fegpu::wellbore::sparse_BT", range(0, 2 * nn), KOKKOS_LAMBDA(Index d) {
+        const Index n = d % nn;
+        const int comp = d / nn;
+        Index p = tp(d);
+        for (Index i = n2e.offsets(n); i < n2e.offsets(n + 1); ++i) {
+          const Index e = n2e.indices(i);
+          int k = 0;
+          while (conn(e, k) != n)
+            ++k;
+          for (int q = 0; q < np; ++q) {
+            const Index pt = e * np + q;
+            tc(p) = 3 * pt + comp, tv(p++) = B(e, 3 * q + comp, 2 * k + comp);
+            tc(p) = 3 * pt + 2, tv(p++) = B(e, 3 * q + 2, 2 * k + comp);
+          }
+        }
+      });
+}
+
+void WellboreModel::sparse_residual(const DofView &u, const DofView &R) {
+  if (Bs_.cols.extent(0) == 0) build_sparse_operators();
+  const int np = ops_.points;
+  const Index ne = mesh_.num_elems(), nn = mesh_.num_nodes();
+  if (strain_.extent(0) != static_cast<std::size_t>(ne)) strain_ = PointStrain("fegpu::wellbore::strain", ne, np);
+  const PointUpdate update{sigma_n_, sigma_, regime_, eqps_n_, eqps_, config_.material};
+  const auto strain = strain_;
+  const auto W = ops_.W;
+  const auto sig = sigma_;
+  const auto un = u_n_;
+  const auto rp = Bs_.row_ptr;
+  const auto c = Bs_.cols;
+  const auto v = Bs_.values;
+  // Strains (one SpMV over the increment), then the update one thread per point.
+  Kokkos::parallel_for(
+      "fegpu::wellbore::sparse_strains", range(0, 3 * ne * np), KOKKOS_LAMBDA(Index r) {
+        double s = 0;
+        for (Index q = rp(r); q < rp(r + 1); ++q) {
+          const Index d = c(q), n = d % nn;
+          const int comp = d / nn;
+          s += v(q) * (u(n, comp) - un(n, comp));
+        }
+        strain(r / (3 * np), (r / 3) % np, r % 3) = s;
+      });
+  Kokkos::parallel_for(
+      "fegpu::wellbore::sparse_update", range(0, ne * np), KOKKOS_LAMBDA(Index i) {
+        const Index e = i / np;
+        const int q = i % np;
+        const double eps[3] = {strain(e, q, 0), strain(e, q, 1), strain(e, q, 2)};
+        double s[4];
+        update(e, q, eps, s);
+      });
+  // Forces: R = B^T (W sigma), the transpose's SpMV (rows are dofs: no atomics).
+  const auto tp = BsT_.row_ptr;
+  const auto tc = BsT_.cols;
+  const auto tv = BsT_.values;
+  Kokkos::parallel_for(
+      "fegpu::wellbore::sparse_forces", range(0, 2 * nn), KOKKOS_LAMBDA(Index d) {
+        double f = 0;
+        for (Index q = tp(d); q < tp(d + 1); ++q) {
+          const Index r = tc(q), pt = r / 3;
+          const int comp = r % 3;
+          const Index e = pt / np;
+          const int k = pt % np;
+          f += tv(q) * W(e, k) * sig(e, k, comp == 2 ? 3 : comp);
+        }
+        R(d % nn, d / nn) = f;
       });
 }
 

@@ -27,8 +27,12 @@ class DirectSolver;
 /// - block: the thesis's block strategy in stages: strains of all points (dense B u per element)
 ///   into an array, the update one thread per point, then B^T W sigma per element and scatter;
 /// - classical: element by element recomputing shape-function gradients and Jacobians at every
-///   evaluation, nothing precomputed (the assembly the thesis compared against).
-enum class ResidualStrategy { Fused, Block, Classical };
+///   evaluation, nothing precomputed (the assembly the thesis compared against);
+/// - sparse: the thesis's SP: B as one CRS matrix (rows: every point's strain components,
+///   columns: dofs) and its transpose, built once; strains by one SpMV, the update one thread per
+///   point, forces by the transpose's SpMV (no atomics, no colours). Our own SpMV kernel: the
+///   KokkosKernels one is not used (no packaged KokkosKernels matches the packaged Kokkos).
+enum class ResidualStrategy { Fused, Block, Classical, Sparse };
 ResidualStrategy residual_strategy_from_string(const std::string &name);
 std::string to_string(ResidualStrategy s);
 
@@ -118,6 +122,8 @@ public:
   void build_loads();
   void add_normal_stress(const SideSet &side, double value, const DofView &f) const;
   void block_strains(const DofView &u);
+  void build_sparse_operators();
+  void sparse_residual(const DofView &u, const DofView &R);
 
 private:
   Config config_;
@@ -133,6 +139,7 @@ private:
   PointTensor sigma_n_, sigma_; // (element, point, component)
   PointScalar eqps_n_, eqps_;   // (element, point)
   DeviceView<int **> regime_;   // (element, point)
+  CrsMatrix Bs_, BsT_;          // the sparse strategy's B (point-component x dof) and B^T
   PointStrain strain_;          // the block strategy's stage of point strains
 };
 
