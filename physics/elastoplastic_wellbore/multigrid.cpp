@@ -81,7 +81,6 @@ struct Locator {
     const int jc =
         std::clamp(static_cast<int>(std::floor(th / (spec.angle * M_PI / 180) * spec.n_theta)), 0, spec.n_theta - 1);
     const int ic = radial_cell(std::hypot(x, y));
-    const int npe = basis.nodes;
     Index best = -1;
     double best_out = 1e300;
     for (int dj = -1; dj <= 1; ++dj)
@@ -93,19 +92,8 @@ struct Locator {
           j = (j + spec.n_theta) % spec.n_theta;
         }
         const Index e = static_cast<Index>(j) * spec.n_r + i; // the generator's cell order
-        double a = 0, b = 0, N[kMaxQuadNodes], dN[kMaxQuadNodes][2];
-        for (int it = 0; it < 20; ++it) {
-          basis.eval(a, b, N, dN);
-          double px = 0, py = 0, J[2][2] = {{0, 0}, {0, 0}};
-          for (int k = 0; k < npe; ++k) {
-            const Index n = mesh.conn[npe * e + k];
-            px += N[k] * mesh.xyz[3 * n], py += N[k] * mesh.xyz[3 * n + 1];
-            for (int d = 0; d < 2; ++d)
-              J[0][d] += mesh.xyz[3 * n] * dN[k][d], J[1][d] += mesh.xyz[3 * n + 1] * dN[k][d];
-          }
-          const double det = J[0][0] * J[1][1] - J[0][1] * J[1][0], rx = x - px, ry = y - py;
-          a += (J[1][1] * rx - J[0][1] * ry) / det, b += (-J[1][0] * rx + J[0][0] * ry) / det;
-        }
+        double a = 0, b = 0;
+        inverse_map(basis, mesh, e, x, y, a, b);
         const double out = std::max(std::abs(a), std::abs(b));
         if (out < best_out) best_out = out, best = e, xi = a, eta = b;
       }

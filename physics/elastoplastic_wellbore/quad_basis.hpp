@@ -3,6 +3,7 @@
 /// Tensor-product Lagrange bases of order 1-3 on [-1, 1]^2 with equispaced nodes, in the mesh
 /// library's local numbering (quad_lattice), and Gauss-Legendre rules. Usable in kernels.
 #include "fegpu/mesh/element.hpp"
+#include "fegpu/mesh/mesh.hpp"
 
 namespace fegpu::wellbore {
 
@@ -56,5 +57,26 @@ struct QuadBasis {
     }
   }
 };
+
+/// Reference coordinates (xi, eta) of the point (x, y) under element e's isoparametric map (host;
+/// Newton from the centre). Outside the element they extrapolate, beyond [-1, 1].
+inline void inverse_map(const QuadBasis &basis, const HostMesh &mesh, Index e, double x, double y, double &xi,
+                        double &eta) {
+  const int npe = basis.nodes;
+  double N[kMaxQuadNodes], dN[kMaxQuadNodes][2];
+  xi = eta = 0;
+  for (int it = 0; it < 30; ++it) {
+    basis.eval(xi, eta, N, dN);
+    double px = 0, py = 0, J[2][2] = {{0, 0}, {0, 0}};
+    for (int k = 0; k < npe; ++k) {
+      const Index n = mesh.conn[npe * e + k];
+      px += N[k] * mesh.xyz[3 * n], py += N[k] * mesh.xyz[3 * n + 1];
+      for (int d = 0; d < 2; ++d)
+        J[0][d] += mesh.xyz[3 * n] * dN[k][d], J[1][d] += mesh.xyz[3 * n + 1] * dN[k][d];
+    }
+    const double det = J[0][0] * J[1][1] - J[0][1] * J[1][0], rx = x - px, ry = y - py;
+    xi += (J[1][1] * rx - J[0][1] * ry) / det, eta += (-J[1][0] * rx + J[0][0] * ry) / det;
+  }
+}
 
 } // namespace fegpu::wellbore

@@ -114,20 +114,8 @@ void write_profile(const std::string &path, const HostMesh &h, const QuadBasis &
         }
       const double tol = 1e-9 * rmax;
       if (x < lo[0] - tol || x > hi[0] + tol || y < lo[1] - tol || y > hi[1] + tol) continue;
-      // Newton on the isoparametric map for (xi, eta).
-      double xi = 0, eta = 0, N[kMaxQuadNodes], dN[kMaxQuadNodes][2];
-      for (int it = 0; it < 30; ++it) {
-        basis.eval(xi, eta, N, dN);
-        double px = 0, py = 0, J[2][2] = {{0, 0}, {0, 0}};
-        for (int k = 0; k < npe; ++k) {
-          const Index n = h.conn[npe * e + k];
-          px += N[k] * h.xyz[3 * n], py += N[k] * h.xyz[3 * n + 1];
-          for (int d = 0; d < 2; ++d)
-            J[0][d] += h.xyz[3 * n] * dN[k][d], J[1][d] += h.xyz[3 * n + 1] * dN[k][d];
-        }
-        const double det = J[0][0] * J[1][1] - J[0][1] * J[1][0], rx = x - px, ry = y - py;
-        xi += (J[1][1] * rx - J[0][1] * ry) / det, eta += (-J[1][0] * rx + J[0][0] * ry) / det;
-      }
+      double xi, eta, N[kMaxQuadNodes], dN[kMaxQuadNodes][2];
+      inverse_map(basis, h, e, x, y, xi, eta);
       if (std::abs(xi) > 1 + 1e-9 || std::abs(eta) > 1 + 1e-9) continue;
       basis.eval(xi, eta, N, dN);
       double v[7] = {0, 0, 0, 0, 0, 0, 0}; // ux, uy, sxx, syy, szz, sxy, eqps

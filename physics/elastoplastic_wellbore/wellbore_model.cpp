@@ -396,15 +396,7 @@ void WellboreModel::residual(const DofView &u, const DofView &R) {
                      ResidualClassical{basis_, mesh_.coords, mesh_.elem2node, u, u_n_, update, basis_.order + 1});
   } else {
     block_strains(u);
-    const auto strain = strain_;
-    Kokkos::parallel_for(
-        "fegpu::wellbore::block_update", range(0, ne * np), KOKKOS_LAMBDA(Index i) {
-          const Index e = i / np;
-          const int q = i % np;
-          const double eps[3] = {strain(e, q, 0), strain(e, q, 1), strain(e, q, 2)};
-          double s[4];
-          update(e, q, eps, s);
-        });
+    update_points();
     scatter_elements("fegpu::wellbore::block_forces", config_.scatter, coloring_, ne, R,
                      BlockForces{ops_.B, ops_.W, mesh_.elem2node, sigma_, np, npe});
   }
@@ -418,11 +410,29 @@ void WellboreModel::residual(const DofView &u, const DofView &R) {
       });
 }
 
+const PointStrain &WellboreModel::strain_stage() {
+  if (strain_.extent(0) != static_cast<std::size_t>(mesh_.num_elems()))
+    strain_ = PointStrain("fegpu::wellbore::strain", mesh_.num_elems(), ops_.points);
+  return strain_;
+}
+
+void WellboreModel::update_points() {
+  const int np = ops_.points;
+  const PointUpdate update{sigma_n_, sigma_, regime_, eqps_n_, eqps_, config_.material};
+  const auto strain = strain_;
+  Kokkos::parallel_for(
+      "fegpu::wellbore::point_update", range(0, mesh_.num_elems() * np), KOKKOS_LAMBDA(Index i) {
+        const Index e = i / np;
+        const int q = i % np;
+        const double eps[3] = {strain(e, q, 0), strain(e, q, 1), strain(e, q, 2)};
+        double s[4];
+        update(e, q, eps, s);
+      });
+}
+
 void WellboreModel::block_strains(const DofView &u) {
   const int np = ops_.points, npe = ops_.nodes;
-  if (strain_.extent(0) != static_cast<std::size_t>(mesh_.num_elems()))
-    strain_ = PointStrain("fegpu::wellbore::strain", mesh_.num_elems(), np);
-  const auto strain = strain_;
+  const auto strain = strain_stage();
   const auto B = ops_.B;
   const auto conn = mesh_.elem2node;
   const auto un = u_n_;
@@ -506,9 +516,7 @@ void WellboreModel::sparse_residual(const DofView &u, const DofView &R) {
   if (Bs_.cols.extent(0) == 0) build_sparse_operators();
   const int np = ops_.points;
   const Index ne = mesh_.num_elems(), nn = mesh_.num_nodes();
-  if (strain_.extent(0) != static_cast<std::size_t>(ne)) strain_ = PointStrain("fegpu::wellbore::strain", ne, np);
-  const PointUpdate update{sigma_n_, sigma_, regime_, eqps_n_, eqps_, config_.material};
-  const auto strain = strain_;
+  const auto strain = strain_stage();
   const auto W = ops_.W;
   const auto sig = sigma_;
   const auto un = u_n_;
@@ -526,14 +534,7 @@ void WellboreModel::sparse_residual(const DofView &u, const DofView &R) {
         }
         strain(r / (3 * np), (r / 3) % np, r % 3) = s;
       });
-  Kokkos::parallel_for(
-      "fegpu::wellbore::sparse_update", range(0, ne * np), KOKKOS_LAMBDA(Index i) {
-        const Index e = i / np;
-        const int q = i % np;
-        const double eps[3] = {strain(e, q, 0), strain(e, q, 1), strain(e, q, 2)};
-        double s[4];
-        update(e, q, eps, s);
-      });
+  update_points();
   // Forces: R = B^T (W sigma), the transpose's SpMV (rows are dofs: no atomics).
   const auto tp = BsT_.row_ptr;
   const auto tc = BsT_.cols;

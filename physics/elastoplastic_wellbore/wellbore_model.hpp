@@ -122,6 +122,10 @@ public:
   void build_loads();
   void add_normal_stress(const SideSet &side, double value, const DofView &f) const;
   void block_strains(const DofView &u);
+  /// The point strains of the staged strategies (allocated on first use).
+  const PointStrain &strain_stage();
+  /// The Mohr-Coulomb update of every point from strain_ (the staged strategies).
+  void update_points();
   void build_sparse_operators();
   void sparse_residual(const DofView &u, const DofView &R);
 
