@@ -11,7 +11,6 @@ HostMesh AnnulusSpec::generate() const { return generate_annulus(type, n_theta, 
 
 namespace {
 
-constexpr double kOmega = 0.6;    // Jacobi damping
 constexpr int kSweeps = 2;        // pre- and post-smoothing sweeps
 constexpr int kCoarseSteps = 200; // conjugate-gradient steps on the coarsest level
 
@@ -21,20 +20,6 @@ double dot(const RealView &a, const RealView &b) {
       "fegpu::wellbore::mg_dot", range(0, static_cast<Index>(a.extent(0))),
       KOKKOS_LAMBDA(Index i, double &acc) { acc += a(i) * b(i); }, s);
   return s;
-}
-
-/// y = A x
-void spmv(const CrsMatrix &A, const RealView &x, const RealView &y) {
-  const auto rp = A.row_ptr;
-  const auto c = A.cols;
-  const auto v = A.values;
-  Kokkos::parallel_for(
-      "fegpu::wellbore::spmv", range(0, A.rows()), KOKKOS_LAMBDA(Index i) {
-        double s = 0;
-        for (Index q = rp(i); q < rp(i + 1); ++q)
-          s += v(q) * x(c(q));
-        y(i) = s;
-      });
 }
 
 RealView inverse_diagonal(const CrsMatrix &A) {
@@ -50,14 +35,42 @@ RealView inverse_diagonal(const CrsMatrix &A) {
   return d;
 }
 
-/// z += w D^-1 (r - A z), `sweeps` times (t: work vector).
-void jacobi(const CrsMatrix &A, const RealView &dinv, const RealView &r, const RealView &z, const RealView &t,
-            int sweeps) {
+/// The Jacobi smoother's damping for A: 4 / (3 lambda_max) of D^-1 A, the textbook choice that
+/// damps the upper two thirds of the spectrum. lambda_max by 20 power iterations in the D-inner
+/// product (Rayleigh quotients approach it from below; 5% added). A fixed damping fails here: on
+/// the thesis's N x N quarter meshes (cells 2.4 times longer radially than wide) lambda_max
+/// passes 2 / 0.6 and a 0.6-damped smoother amplified the top modes, so the CG iterations grew
+/// with N (24, 42, 146 for N = 16, 32, 62, p = 1).
+double jacobi_damping(const CrsMatrix &A, const RealView &dinv) {
+  const Index n = A.rows();
+  RealView x("fegpu::wellbore::mg_power_x", n), y("fegpu::wellbore::mg_power_y", n);
+  Kokkos::parallel_for(
+      "fegpu::wellbore::mg_power_start", range(0, n), KOKKOS_LAMBDA(Index i) {
+        x(i) = static_cast<double>((static_cast<unsigned>(i) * 2654435761u) % 1000u) / 1000.0 - 0.5;
+      });
+  double lambda = 0;
+  for (int it = 0; it < 20; ++it) {
+    spmv(A, x, y);
+    double xAx = 0, xDx = 0;
+    Kokkos::parallel_reduce(
+        "fegpu::wellbore::mg_power_rayleigh", range(0, n),
+        KOKKOS_LAMBDA(Index i, double &a, double &d) { a += x(i) * y(i), d += x(i) * x(i) / dinv(i); }, xAx, xDx);
+    lambda = xAx / xDx;
+    const double scale = 1 / std::sqrt(xDx);
+    Kokkos::parallel_for(
+        "fegpu::wellbore::mg_power_step", range(0, n), KOKKOS_LAMBDA(Index i) { x(i) = scale * dinv(i) * y(i); });
+  }
+  return 4 / (3 * 1.05 * lambda);
+}
+
+/// z += omega D^-1 (r - A z), `sweeps` times (t: work vector).
+void jacobi(const CrsMatrix &A, const RealView &dinv, double omega, const RealView &r, const RealView &z,
+            const RealView &t, int sweeps) {
   for (int s = 0; s < sweeps; ++s) {
     spmv(A, z, t);
     Kokkos::parallel_for(
         "fegpu::wellbore::jacobi", range(0, A.rows()),
-        KOKKOS_LAMBDA(Index i) { z(i) += kOmega * dinv(i) * (r(i) - t(i)); });
+        KOKKOS_LAMBDA(Index i) { z(i) += omega * dinv(i) * (r(i) - t(i)); });
   }
 }
 
@@ -81,8 +94,11 @@ struct Locator {
     const int jc =
         std::clamp(static_cast<int>(std::floor(th / (spec.angle * M_PI / 180) * spec.n_theta)), 0, spec.n_theta - 1);
     const int ic = radial_cell(std::hypot(x, y));
-    Index best = -1;
-    double best_out = 1e300;
+    // The predicted cell holds the point unless round-off put it on a neighbour's side.
+    Index best = static_cast<Index>(jc) * spec.n_r + ic; // the generator's cell order
+    inverse_map(basis, mesh, best, x, y, xi, eta);
+    double best_out = std::max(std::abs(xi), std::abs(eta));
+    if (best_out <= 1 + 1e-12) return best;
     for (int dj = -1; dj <= 1; ++dj)
       for (int di = -1; di <= 1; ++di) {
         int i = ic + di, j = jc + dj;
@@ -91,7 +107,7 @@ struct Locator {
           if (!closed) continue;
           j = (j + spec.n_theta) % spec.n_theta;
         }
-        const Index e = static_cast<Index>(j) * spec.n_r + i; // the generator's cell order
+        const Index e = static_cast<Index>(j) * spec.n_r + i;
         double a = 0, b = 0;
         inverse_map(basis, mesh, e, x, y, a, b);
         const double out = std::max(std::abs(a), std::abs(b));
@@ -129,6 +145,7 @@ CrsMatrix prolongation(const HostMesh &fine, const std::vector<int> &fine_fixed,
       cols.push_back(c), vals.push_back(v);
   }
   CrsMatrix P;
+  P.num_cols = 2 * nc;
   P.row_ptr = IndexView("fegpu::wellbore::P_row_ptr", row_ptr.size());
   P.cols = IndexView("fegpu::wellbore::P_cols", cols.size());
   P.values = RealView("fegpu::wellbore::P_values", vals.size());
@@ -155,6 +172,10 @@ Multigrid::Multigrid(const AnnulusSpec &fine, const Config &config, int coarsest
   {
     WellboreModel top(finer, c);
     finer_fixed = host_fixed(top);
+    // The fine level's damping from its elastic stiffness: a tangent's spectrum lies below it.
+    DofView zero("fegpu::wellbore::mg_zero", top.num_nodes(), 2);
+    top.jacobian(zero);
+    omega0_ = jacobi_damping(top.matrix(), inverse_diagonal(top.matrix()));
   }
   while (spec.n_theta > coarsest_cells || spec.n_r > coarsest_cells) {
     AnnulusSpec cs = spec;
@@ -169,6 +190,7 @@ Multigrid::Multigrid(const AnnulusSpec &fine, const Config &config, int coarsest
     DofView zero("fegpu::wellbore::mg_zero", L.model->num_nodes(), 2);
     L.model->jacobian(zero);
     L.dinv = inverse_diagonal(L.model->matrix());
+    L.omega = jacobi_damping(L.model->matrix(), L.dinv);
     const Index n = L.model->num_dofs();
     L.r = RealView("fegpu::wellbore::mg_r", n), L.z = RealView("fegpu::wellbore::mg_z", n);
     L.t = RealView("fegpu::wellbore::mg_t", n);
@@ -189,14 +211,15 @@ void Multigrid::apply(const CrsMatrix &A0, const RealView &dinv0, const RealView
 void Multigrid::cycle(int level, const CrsMatrix &A, const RealView &dinv, const RealView &r, const RealView &z) const {
   Kokkos::deep_copy(z, 0.0);
   if (level == levels() - 1) {
-    conjugate_gradients(A, r, z, 1e-12, kCoarseSteps);
+    conjugate_gradients(A, r, z, 1e-12, kCoarseSteps, nullptr, &coarse_work_);
     return;
   }
   const Level &next = coarse_[level];
   if (level == 0 && fine_work_.extent(0) != static_cast<std::size_t>(A.rows()))
     fine_work_ = RealView("fegpu::wellbore::mg_work", A.rows());
   const RealView t = level == 0 ? fine_work_ : coarse_[level - 1].t;
-  jacobi(A, dinv, r, z, t, kSweeps);
+  const double omega = level == 0 ? omega0_ : coarse_[level - 1].omega;
+  jacobi(A, dinv, omega, r, z, t, kSweeps);
   // Restrict the residual: r_c = P^T (r - A z).
   spmv(A, z, t);
   const auto P = next.P;
@@ -210,23 +233,23 @@ void Multigrid::cycle(int level, const CrsMatrix &A, const RealView &dinv, const
       });
   cycle(level + 1, next.model->matrix(), next.dinv, next.r, next.z);
   // Prolong the correction: z += P z_c.
-  const auto zc = next.z;
-  Kokkos::parallel_for(
-      "fegpu::wellbore::prolong", range(0, A.rows()), KOKKOS_LAMBDA(Index i) {
-        double s = 0;
-        for (Index q = P.row_ptr(i); q < P.row_ptr(i + 1); ++q)
-          s += P.values(q) * zc(P.cols(q));
-        z(i) += s;
-      });
-  jacobi(A, dinv, r, z, t, kSweeps);
+  spmv(P, next.z, z, 1.0);
+  jacobi(A, dinv, omega, r, z, t, kSweeps);
 }
 
 int conjugate_gradients(const CrsMatrix &A, const RealView &b, const RealView &x, double rtol, int max_iterations,
-                        const Multigrid *mg) {
+                        const Multigrid *mg, CgWork *work) {
   const Index n = A.rows();
-  const RealView dinv = inverse_diagonal(A);
-  RealView r("fegpu::wellbore::cg_r", n), z("fegpu::wellbore::cg_z", n), p("fegpu::wellbore::cg_p", n),
-      Ap("fegpu::wellbore::cg_Ap", n), r_old("fegpu::wellbore::cg_r_old", n);
+  CgWork local;
+  CgWork &w = work ? *work : local;
+  if (w.r.extent(0) != static_cast<std::size_t>(n)) {
+    w.dinv = inverse_diagonal(A);
+    w.r = RealView("fegpu::wellbore::cg_r", n), w.z = RealView("fegpu::wellbore::cg_z", n);
+    w.p = RealView("fegpu::wellbore::cg_p", n), w.Ap = RealView("fegpu::wellbore::cg_Ap", n);
+    w.r_old = RealView("fegpu::wellbore::cg_r_old", n);
+  }
+  const auto dinv = w.dinv;
+  const auto r = w.r, z = w.z, p = w.p, Ap = w.Ap, r_old = w.r_old;
   const auto precondition = [&]() {
     if (mg) {
       mg->apply(A, dinv, r, z);

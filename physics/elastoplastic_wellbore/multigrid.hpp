@@ -5,10 +5,8 @@
 /// nested: the thesis's 62, 126, 254, ... are not), keeps the radial growth of the cells, and
 /// rediscretises the elastic stiffness; prolongation interpolates with the coarse element's shape
 /// functions at each fine node, located by its radius and angle; restriction is its transpose;
-/// damped Jacobi smooths; conjugate gradients (a fixed number of steps) solve the coarsest level.
-/// On near-square cells the iterations level off with refinement (test_wellbore); on cells 2.4
-/// times longer radially than wide they still grow with N (17, 38, 127 for 16, 32, 62 cells
-/// across a quarter, p = 1): a known gap, not yet understood (semicoarsening did not help).
+/// Jacobi smooths, damped per level from its largest eigenvalue (multigrid.cpp says why);
+/// conjugate gradients (a fixed number of steps) solve the coarsest level.
 #include "wellbore_model.hpp"
 
 #include <memory>
@@ -22,6 +20,12 @@ struct AnnulusSpec {
   int n_theta = 0, n_r = 0;
   double r_in = 0, r_out = 0, grading = 1, angle = 360;
   HostMesh generate() const;
+};
+
+/// The work vectors of conjugate_gradients (with A's inverse diagonal), kept by a caller that
+/// solves with one matrix again and again: the multigrid's coarsest level, every V-cycle.
+struct CgWork {
+  RealView dinv, r, z, p, Ap, r_old;
 };
 
 class Multigrid {
@@ -38,6 +42,7 @@ public:
     std::unique_ptr<WellboreModel> model; ///< its mesh, fixed dofs and elastic stiffness
     CrsMatrix P;                          ///< prolongation: rows the finer level's dofs, columns this level's
     RealView dinv, r, z, t;               ///< inverse diagonal and work vectors
+    double omega = 0;                     ///< the Jacobi smoother's damping
   };
 
   /// One V-cycle from `level` down (public for CUDA lambdas).
@@ -45,13 +50,16 @@ public:
 
 private:
   std::vector<Level> coarse_;  // coarse_[0] is level 1
+  double omega0_ = 0;          // the fine level's Jacobi damping
   mutable RealView fine_work_; // the fine level's smoothing work vector
+  mutable CgWork coarse_work_; // the coarsest level's solver
 };
 
 /// Jacobi- or multigrid-preconditioned flexible conjugate gradients on A x = b to |r| <= rtol |b|
 /// (Polak-Ribiere, so a preconditioner that is not exactly linear is safe). Returns the iteration
-/// count, negative if max_iterations was reached.
+/// count, negative if max_iterations was reached. Without `work` the vectors are allocated for
+/// this call; with it they are allocated on its first use and A must not change afterwards.
 int conjugate_gradients(const CrsMatrix &A, const RealView &b, const RealView &x, double rtol, int max_iterations,
-                        const Multigrid *mg = nullptr);
+                        const Multigrid *mg = nullptr, CgWork *work = nullptr);
 
 } // namespace fegpu::wellbore

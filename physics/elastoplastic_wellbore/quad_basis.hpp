@@ -75,7 +75,9 @@ inline void inverse_map(const QuadBasis &basis, const HostMesh &mesh, Index e, d
         J[0][d] += mesh.xyz[3 * n] * dN[k][d], J[1][d] += mesh.xyz[3 * n + 1] * dN[k][d];
     }
     const double det = J[0][0] * J[1][1] - J[0][1] * J[1][0], rx = x - px, ry = y - py;
-    xi += (J[1][1] * rx - J[0][1] * ry) / det, eta += (-J[1][0] * rx + J[0][0] * ry) / det;
+    const double dxi = (J[1][1] * rx - J[0][1] * ry) / det, deta = (-J[1][0] * rx + J[0][0] * ry) / det;
+    xi += dxi, eta += deta;
+    if (std::abs(dxi) + std::abs(deta) < 1e-14) break; // Newton: converged quadratically
   }
 }
 

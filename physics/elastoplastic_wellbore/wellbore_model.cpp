@@ -7,12 +7,23 @@
 #include "fegpu/mesh/topology.hpp"
 
 #include <cmath>
+#include <type_traits>
 
 namespace fegpu::wellbore {
 
 namespace {
 constexpr int kMaxNeighbours = 128; // nodes sharing an element with one node
 constexpr int kMaxDofs = 2 * kMaxQuadNodes;
+
+/// Flat point i of the staged kernels as (element e, point q): elements fastest where the point
+/// arrays are layout-left (the GPU's default), so that a warp's accesses coalesce; points fastest
+/// otherwise (a CPU thread's run of i stays within its elements' rows).
+KOKKOS_INLINE_FUNCTION void split_point(Index i, Index ne, int np, Index &e, int &q) {
+  if constexpr (std::is_same_v<PointTensor::array_layout, Kokkos::LayoutLeft>)
+    e = i % ne, q = i / ne;
+  else
+    e = i / np, q = i % np;
+}
 
 /// sigma += D eps for eps = (xx, yy, gamma_xy), plane strain.
 KOKKOS_INLINE_FUNCTION void add_elastic(const MohrCoulomb &m, const double eps[3], double s[4]) {
@@ -301,6 +312,7 @@ void WellboreModel::build_graph() {
       });
   // Row d = c * nn + n holds the columns c' * nn + m for both components c' and every neighbour
   // m, so its length is twice the node's count.
+  K_.num_cols = 2 * nn;
   K_.row_ptr = IndexView("fegpu::wellbore::row_ptr", 2 * nn + 1);
   const auto row_ptr = K_.row_ptr;
   Kokkos::parallel_scan(
@@ -418,12 +430,14 @@ const PointStrain &WellboreModel::strain_stage() {
 
 void WellboreModel::update_points() {
   const int np = ops_.points;
+  const Index ne = mesh_.num_elems();
   const PointUpdate update{sigma_n_, sigma_, regime_, eqps_n_, eqps_, config_.material};
   const auto strain = strain_;
   Kokkos::parallel_for(
-      "fegpu::wellbore::point_update", range(0, mesh_.num_elems() * np), KOKKOS_LAMBDA(Index i) {
-        const Index e = i / np;
-        const int q = i % np;
+      "fegpu::wellbore::point_update", range(0, ne * np), KOKKOS_LAMBDA(Index i) {
+        Index e;
+        int q;
+        split_point(i, ne, np, e, q);
         const double eps[3] = {strain(e, q, 0), strain(e, q, 1), strain(e, q, 2)};
         double s[4];
         update(e, q, eps, s);
@@ -452,33 +466,37 @@ void WellboreModel::block_strains(const DofView &u) {
 void WellboreModel::build_sparse_operators() {
   Kokkos::Profiling::ScopedRegion region("fegpu::wellbore::sparse_operators");
   const int np = ops_.points, npe = ops_.nodes;
-  const Index ne = mesh_.num_elems(), nn = mesh_.num_nodes(), rows = 3 * ne * np;
+  const Index ne = mesh_.num_elems(), nn = mesh_.num_nodes(), N = ne * np;
   const auto B = ops_.B;
   const auto conn = mesh_.elem2node;
-  // B: point (e, q) rows xx (npe x-dofs), yy (npe y-dofs), gamma (all 2 npe): 4 npe per point.
-  Bs_.row_ptr = IndexView("fegpu::wellbore::Bs_row_ptr", rows + 1);
-  Bs_.cols = IndexView("fegpu::wellbore::Bs_cols", static_cast<std::size_t>(4) * npe * ne * np);
+  // B: rows c N + p for component c (xx, yy, gamma) of point p = q ne + e, the flat order of a
+  // PointStrain; xx rows hold the element's npe x-dofs, yy rows its y-dofs, gamma rows all 2 npe.
+  Bs_.num_cols = 2 * nn;
+  Bs_.row_ptr = IndexView("fegpu::wellbore::Bs_row_ptr", 3 * N + 1);
+  Bs_.cols = IndexView("fegpu::wellbore::Bs_cols", static_cast<std::size_t>(4) * npe * N);
   Bs_.values = RealView("fegpu::wellbore::Bs_values", Bs_.cols.extent(0));
   const auto rp = Bs_.row_ptr;
   const auto c = Bs_.cols;
   const auto v = Bs_.values;
   Kokkos::parallel_for(
-      "fegpu::wellbore::sparse_B", range(0, ne * np), KOKKOS_LAMBDA(Index pt) {
-        const Index e = pt / np, base = pt * 4 * npe;
-        const int q = pt % np;
-        rp(3 * pt) = base, rp(3 * pt + 1) = base + npe, rp(3 * pt + 2) = base + 2 * npe;
-        if (pt == ne * np - 1) rp(3 * pt + 3) = base + 4 * npe;
+      "fegpu::wellbore::sparse_B", range(0, N), KOKKOS_LAMBDA(Index p) {
+        const Index e = p % ne;
+        const int q = p / ne;
+        const Index xx = p * npe, yy = (N + p) * npe, gamma = 2 * N * npe + 2 * p * npe;
+        rp(p) = xx, rp(N + p) = yy, rp(2 * N + p) = gamma;
+        if (p == N - 1) rp(3 * N) = 4 * N * npe;
         for (int k = 0; k < npe; ++k) {
           const Index n = conn(e, k);
-          c(base + k) = n, v(base + k) = B(e, 3 * q, 2 * k);
-          c(base + npe + k) = nn + n, v(base + npe + k) = B(e, 3 * q + 1, 2 * k + 1);
-          c(base + 2 * npe + 2 * k) = n, v(base + 2 * npe + 2 * k) = B(e, 3 * q + 2, 2 * k);
-          c(base + 2 * npe + 2 * k + 1) = nn + n, v(base + 2 * npe + 2 * k + 1) = B(e, 3 * q + 2, 2 * k + 1);
+          c(xx + k) = n, v(xx + k) = B(e, 3 * q, 2 * k);
+          c(yy + k) = nn + n, v(yy + k) = B(e, 3 * q + 1, 2 * k + 1);
+          c(gamma + 2 * k) = n, v(gamma + 2 * k) = B(e, 3 * q + 2, 2 * k);
+          c(gamma + 2 * k + 1) = nn + n, v(gamma + 2 * k + 1) = B(e, 3 * q + 2, 2 * k + 1);
         }
       });
   // B^T: dof (comp, node) collects, over the node's elements and their points, the comp row and
-  // the gamma row. Row length 2 np (elements of the node).
+  // the gamma row: 2 np entries per incident element.
   const Crs n2e = build_node2elem(mesh_);
+  BsT_.num_cols = 3 * N;
   BsT_.row_ptr = IndexView("fegpu::wellbore::BsT_row_ptr", 2 * nn + 1);
   const auto tp = BsT_.row_ptr;
   Kokkos::parallel_scan(
@@ -504,53 +522,41 @@ void WellboreModel::build_sparse_operators() {
           while (conn(e, k) != n)
             ++k;
           for (int q = 0; q < np; ++q) {
-            const Index pt = e * np + q;
-            tc(p) = 3 * pt + comp, tv(p++) = B(e, 3 * q + comp, 2 * k + comp);
-            tc(p) = 3 * pt + 2, tv(p++) = B(e, 3 * q + 2, 2 * k + comp);
+            tc(p) = comp * N + q * ne + e, tv(p++) = B(e, 3 * q + comp, 2 * k + comp);
+            tc(p) = 2 * N + q * ne + e, tv(p++) = B(e, 3 * q + 2, 2 * k + comp);
           }
         }
       });
+  du_ = RealView("fegpu::wellbore::sparse_du", 2 * nn);
+  w_sigma_ = RealView("fegpu::wellbore::sparse_w_sigma", 3 * N);
 }
 
 void WellboreModel::sparse_residual(const DofView &u, const DofView &R) {
   if (Bs_.cols.extent(0) == 0) build_sparse_operators();
   const int np = ops_.points;
-  const Index ne = mesh_.num_elems(), nn = mesh_.num_nodes();
+  const Index ne = mesh_.num_elems(), nn = mesh_.num_nodes(), N = ne * np;
   const auto strain = strain_stage();
+  const auto du = du_;
+  const auto un = u_n_;
+  Kokkos::parallel_for(
+      "fegpu::wellbore::sparse_increment", range(0, 2 * nn),
+      KOKKOS_LAMBDA(Index d) { du(d) = u(d % nn, d / nn) - un(d % nn, d / nn); });
+  spmv(Bs_, du, RealView(strain.data(), 3 * N));
+  update_points();
   const auto W = ops_.W;
   const auto sig = sigma_;
-  const auto un = u_n_;
-  const auto rp = Bs_.row_ptr;
-  const auto c = Bs_.cols;
-  const auto v = Bs_.values;
-  // Strains (one SpMV over the increment), then the update one thread per point.
+  const auto ws = w_sigma_;
   Kokkos::parallel_for(
-      "fegpu::wellbore::sparse_strains", range(0, 3 * ne * np), KOKKOS_LAMBDA(Index r) {
-        double s = 0;
-        for (Index q = rp(r); q < rp(r + 1); ++q) {
-          const Index d = c(q), n = d % nn;
-          const int comp = d / nn;
-          s += v(q) * (u(n, comp) - un(n, comp));
-        }
-        strain(r / (3 * np), (r / 3) % np, r % 3) = s;
+      "fegpu::wellbore::sparse_weighted_stress", range(0, N), KOKKOS_LAMBDA(Index p) {
+        const Index e = p % ne;
+        const int q = p / ne;
+        const double w = W(e, q);
+        ws(p) = w * sig(e, q, 0), ws(N + p) = w * sig(e, q, 1), ws(2 * N + p) = w * sig(e, q, 3);
       });
-  update_points();
-  // Forces: R = B^T (W sigma), the transpose's SpMV (rows are dofs: no atomics).
-  const auto tp = BsT_.row_ptr;
-  const auto tc = BsT_.cols;
-  const auto tv = BsT_.values;
-  Kokkos::parallel_for(
-      "fegpu::wellbore::sparse_forces", range(0, 2 * nn), KOKKOS_LAMBDA(Index d) {
-        double f = 0;
-        for (Index q = tp(d); q < tp(d + 1); ++q) {
-          const Index r = tc(q), pt = r / 3;
-          const int comp = r % 3;
-          const Index e = pt / np;
-          const int k = pt % np;
-          f += tv(q) * W(e, k) * sig(e, k, comp == 2 ? 3 : comp);
-        }
-        R(d % nn, d / nn) = f;
-      });
+  // R = B^T (W sigma): rows are dofs, so no atomics; a DofView is flat in dof order.
+  FEGPU_CHECK(R.span_is_contiguous() && R.span() == static_cast<std::size_t>(2 * nn),
+              "sparse residual: R must be a whole DofView");
+  spmv(BsT_, w_sigma_, RealView(R.data(), 2 * nn));
 }
 
 /// One element's consistent-tangent matrix B^T D_ep W B, added row by row into the CRS values

@@ -7,6 +7,7 @@
 /// points, applies the Mohr-Coulomb update and scatters B^T W sigma; the Jacobian assembles
 /// B^T D_ep W B into a CRS matrix whose structure is built once on the device. Degrees of freedom
 /// are numbered component-major (dof = component * num_nodes + node), the layout of a DofView.
+#include "crs.hpp"
 #include "fegpu/assembly/scatter.hpp"
 #include "fegpu/mesh/mesh.hpp"
 #include "mohr_coulomb.hpp"
@@ -29,9 +30,9 @@ class DirectSolver;
 /// - classical: element by element recomputing shape-function gradients and Jacobians at every
 ///   evaluation, nothing precomputed (the assembly the thesis compared against);
 /// - sparse: the thesis's SP: B as one CRS matrix (rows: every point's strain components,
-///   columns: dofs) and its transpose, built once; strains by one SpMV, the update one thread per
-///   point, forces by the transpose's SpMV (no atomics, no colours). Our own SpMV kernel: the
-///   KokkosKernels one is not used (no packaged KokkosKernels matches the packaged Kokkos).
+///   columns: dofs) and its transpose, built once; strains by one SpMV of the increment, the update
+///   one thread per point, forces by the transpose's SpMV of W sigma (no atomics, no colours). The
+///   SpMV is KokkosKernels' where the build found it (crs.hpp).
 enum class ResidualStrategy { Fused, Block, Classical, Sparse };
 ResidualStrategy residual_strategy_from_string(const std::string &name);
 std::string to_string(ResidualStrategy s);
@@ -55,15 +56,9 @@ struct Config {
 
 using PointTensor = Kokkos::View<double **[4], MemSpace>; // (element, point, {xx, yy, zz, xy})
 using PointScalar = Kokkos::View<double **, MemSpace>;    // (element, point)
-using PointStrain = Kokkos::View<double **[3], MemSpace>; // (element, point, {xx, yy, gamma_xy})
-
-/// A square sparse matrix in compressed rows on the device.
-struct CrsMatrix {
-  IndexView row_ptr; // (row + 1)
-  IndexView cols;    // (entry), ascending within a row
-  RealView values;   // (entry)
-  Index rows() const { return static_cast<Index>(row_ptr.extent(0)) - 1; }
-};
+/// (element, point, {xx, yy, gamma_xy}). Layout left on every backend: flat, it is the sparse
+/// strategy's SpMV output, rows ordered component, point, element.
+using PointStrain = Kokkos::View<double **[3], Kokkos::LayoutLeft, MemSpace>;
 
 /// The integration-point operators of the thesis: B (element, 3 * point + {xx, yy, gamma_xy},
 /// 2 * local node + component) and W (element, point).
@@ -144,6 +139,7 @@ private:
   PointScalar eqps_n_, eqps_;   // (element, point)
   DeviceView<int **> regime_;   // (element, point)
   CrsMatrix Bs_, BsT_;          // the sparse strategy's B (point-component x dof) and B^T
+  RealView du_, w_sigma_;       // the sparse strategy's SpMV inputs: u - u_n and W sigma
   PointStrain strain_;          // the block strategy's stage of point strains
 };
 
