@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -439,6 +441,34 @@ TEST_F(App, BadWellboreInput) {
   expect_bad_input(replace(kWellbore, "method: newton", "method: bfgs"), {"solver.method", "initial_stiffness"});
   expect_bad_input(replace(kWellbore, "element: quad9", "element: tri6"), {"mesh.element", "quad9"});
   expect_bad_input(replace(kWellbore, "load_steps: 2", "load_steps: 0"), {"load_steps"});
+  expect_bad_input(
+      replace(kWellbore, "{type: fixed, node_set: end, components: [x]}", "{type: pin, point: [0.0], components: [x]}"),
+      {"point", "must be [x, y]"});
+}
+
+TEST_F(App, WellboreFullRingWithPins) {
+  // The whole annulus, its rigid motions removed by three pins: the same plastic radius as the
+  // quarter with its symmetry planes.
+  const std::string ring =
+      replace(replace(replace(kWellbore, "n_theta: 4,", "n_theta: 16,"), "angle: 90}", "angle: 360}"),
+              "  - {type: fixed, node_set: start, components: [y]}\n  - {type: fixed, node_set: end, components: [x]}",
+              "  - {type: pin, point: [0.1, 0.0], components: [y]}\n  - {type: pin, point: [-0.1, 0.0], components: "
+              "[y]}\n  - {type: pin, point: [0.0, 0.1], components: [x]}");
+  // (residual, plastic points, plastic radius) at the last load step of a run.
+  const auto finals = [&](const std::string &input) {
+    const Result r = run(input);
+    EXPECT_EQ(r.status, 0) << r.err;
+    const fegpu::ExodusReader out((dir_ / "out" / "wellbore.e").string());
+    const auto names = out.variable_names('g');
+    const auto g = out.global(2);
+    const auto at = [&](const std::string &n) { return g[std::find(names.begin(), names.end(), n) - names.begin()]; };
+    return std::array<double, 3>{at("residual"), at("plastic_points"), at("plastic_radius")};
+  };
+  const auto quarter = finals(kWellbore), full = finals(ring);
+  EXPECT_LT(full[0], 1e-8);
+  EXPECT_GT(full[1], 0.0);
+  EXPECT_DOUBLE_EQ(full[1], 4 * quarter[1]);
+  EXPECT_NEAR(full[2], quarter[2], 1e-9);
 }
 
 TEST_F(App, WellboreRunsOnAnExodusMesh) {

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -171,6 +172,37 @@ TEST(WellboreElastic, ThickCylinderConvergesAtTheOptimalRate) {
     std::printf("p = %d: fitted rate %.3f\n", p, slope);
     EXPECT_NEAR(slope, p, 0.1);
   }
+}
+
+TEST(WellboreElastic, FullRingPinnedAtThreePointsHasNoRigidMotion) {
+  // The whole annulus (the thesis's domain) has three rigid motions; pins at the wall's crossings
+  // with the axes (u_y at (+-a, 0), u_x at (0, a)) remove them without stressing the ring, since
+  // Lame's solution has those components zero there. The nodal displacements then match Lame's to
+  // the discretisation error.
+  const int nt = 48, nr = 16;
+  const HostMesh h = generate_annulus(ElementType::Quad9, nt, nr, kA, kB, std::pow(kB / kA, 1.0 / nr), 360.0);
+  Config c = table_7_2(1e12);
+  c.fixed = {{"", 1, {kA, 0}}, {"", 1, {-kA, 0}}, {"", 0, {0, kA}}};
+  WellboreModel m(h, c);
+  const Index nn = m.num_nodes();
+  const auto fixed = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.fixed());
+  EXPECT_EQ(std::count(fixed.data(), fixed.data() + fixed.size(), 1), 3);
+  DofView u("u", nn, 2), R("R", nn, 2), du("du", nn, 2);
+  m.residual(u, R);
+  m.jacobian(u);
+  Kokkos::parallel_for(
+      "fegpu::test::negate", Kokkos::RangePolicy<>(0, nn),
+      KOKKOS_LAMBDA(Index n) { R(n, 0) = -R(n, 0), R(n, 1) = -R(n, 1); });
+  EXPECT_GT(m.solve(R, du, 1e-12, 100000), 0);
+  const auto uh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), du);
+  const DofView exact = lame_displacement(h, 1.0);
+  const auto eh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), exact);
+  double err = 0, scale = 0;
+  for (Index n = 0; n < nn; ++n)
+    for (int k = 0; k < 2; ++k)
+      err = std::max(err, std::abs(uh(n, k) - eh(n, k))), scale = std::max(scale, std::abs(eh(n, k)));
+  std::printf("full ring, 3 pins: largest nodal displacement error %.2e of %.4e\n", err, scale);
+  EXPECT_LT(err, 1e-4 * scale);
 }
 
 TEST(WellborePlastic, MatchesRungeKuttaWithEveryMethod) {

@@ -10,6 +10,7 @@
 ///   boundary_conditions:
 ///     - {type: normal_stress, side_set: inner, value: -40}   # sigma.n.n, tension positive
 ///     - {type: fixed, node_set: start, components: [y]}
+///     - {type: pin, point: [0.1, 0.0], components: [y]}       # the node nearest the point
 ///   load_steps: 1
 ///   solver: {method: newton | initial_stiffness | modified_initial_stiffness, tolerance: 1e-8,
 ///            max_iterations: 200, linear_tolerance: 1e-10, max_linear_iterations: 100000,
@@ -151,17 +152,26 @@ public:
     const InputNode list = root.child("boundary_conditions");
     for (std::size_t i = 0; i < list.size(); ++i) {
       const InputNode bc = list[i];
-      if (bc.get_choice("type", {"normal_stress", "fixed"}) == "normal_stress") {
+      const std::string type = bc.get_choice("type", {"normal_stress", "fixed", "pin"});
+      if (type == "normal_stress") {
         const std::string set = bc.get<std::string>("side_set");
         require_set(bc.child("side_set"), set, mesh_.side_sets, "side set");
         config_.normal_stress.push_back({set, bc.get<double>("value")});
+        continue;
+      }
+      Config::Fixed fx{"", 0};
+      if (type == "fixed") {
+        fx.node_set = bc.get<std::string>("node_set");
+        require_set(bc.child("node_set"), fx.node_set, mesh_.node_sets, "node set");
       } else {
-        const std::string set = bc.get<std::string>("node_set");
-        require_set(bc.child("node_set"), set, mesh_.node_sets, "node set");
-        for (const std::string &c : bc.get<std::vector<std::string>>("components")) {
-          if (c != "x" && c != "y") bc.child("components").error("unknown component '" + c + "' (x, y)");
-          config_.fixed.push_back({set, c == "x" ? 0 : 1});
-        }
+        const auto p = bc.get<std::vector<double>>("point");
+        if (p.size() != 2) bc.child("point").error("must be [x, y]");
+        fx.point[0] = p[0], fx.point[1] = p[1];
+      }
+      for (const std::string &c : bc.get<std::vector<std::string>>("components")) {
+        if (c != "x" && c != "y") bc.child("components").error("unknown component '" + c + "' (x, y)");
+        fx.component = c == "x" ? 0 : 1;
+        config_.fixed.push_back(fx);
       }
     }
     load_steps_ = root.get_positive_int("load_steps", 1);

@@ -45,9 +45,12 @@ struct Config {
     double value; ///< sigma . n . n on the side, tension positive
   };
   std::vector<NormalStress> normal_stress;
+  /// A fixed displacement component on a node set, or (node_set empty) at the node nearest
+  /// `point`: three such pins remove the rigid motions of a full ring.
   struct Fixed {
     std::string node_set;
     int component; ///< 0: x, 1: y
+    double point[2] = {0, 0};
   };
   std::vector<Fixed> fixed;
   ScatterStrategy scatter = ScatterStrategy::Atomic;
