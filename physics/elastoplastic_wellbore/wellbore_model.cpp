@@ -25,20 +25,6 @@ KOKKOS_INLINE_FUNCTION void split_point(Index i, Index ne, int np, Index &e, int
     e = i / np, q = i % np;
 }
 
-/// The node nearest (x, y).
-Index nearest_node(const CoordView &X, double x, double y) {
-  using Loc = Kokkos::MinLoc<double, Index>;
-  Loc::value_type best;
-  Kokkos::parallel_reduce(
-      "fegpu::wellbore::nearest_node", range(0, static_cast<Index>(X.extent(0))),
-      KOKKOS_LAMBDA(Index n, Loc::value_type & b) {
-        const double d = (X(n, 0) - x) * (X(n, 0) - x) + (X(n, 1) - y) * (X(n, 1) - y);
-        if (d < b.val) b.val = d, b.loc = n;
-      },
-      Loc(best));
-  return best.loc;
-}
-
 /// sigma += D eps for eps = (xx, yy, gamma_xy), plane strain.
 KOKKOS_INLINE_FUNCTION void add_elastic(const MohrCoulomb &m, const double eps[3], double s[4]) {
   const double tr = m.lambda * (eps[0] + eps[1]);
@@ -368,7 +354,8 @@ void WellboreModel::build_loads() {
   for (const Config::Fixed &fx : config_.fixed) {
     const int c = fx.component;
     if (fx.node_set.empty()) {
-      Kokkos::deep_copy(Kokkos::subview(fixed, c * nn + nearest_node(mesh_.coords, fx.point[0], fx.point[1])), 1);
+      Kokkos::deep_copy(Kokkos::subview(fixed, c * nn + nearest_node(mesh_.coords, {fx.point[0], fx.point[1], 0.0})),
+                        1);
       continue;
     }
     const auto nodes = mesh_.node_set(fx.node_set).nodes;

@@ -472,15 +472,7 @@ void ShellModel::setup_loads() {
       break;
     case LoadSpec::Force:
       if (s.at_point) {
-        Index best = 0;
-        double best_d = 1e300;
-        for (Index n = 0; n < nn; ++n) {
-          double dd = 0;
-          for (int i = 0; i < 3; ++i)
-            dd += std::pow(h.xyz[3 * n + i] - s.point[i], 2);
-          if (dd < best_d) best_d = dd, best = n;
-        }
-        push(best, 1.0);
+        push(nearest_node(mesh_.coords, s.point), 1.0);
       } else {
         for (const auto &set : h.node_sets)
           if (set.name == s.set)

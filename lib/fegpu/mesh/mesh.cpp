@@ -123,6 +123,21 @@ HostMesh download(const Mesh &m) {
   return h;
 }
 
+Index nearest_node(const CoordView &coords, const std::array<double, 3> &point) {
+  using Loc = Kokkos::MinFirstLoc<double, Index>;
+  Loc::value_type best;
+  const double px = point[0], py = point[1], pz = point[2];
+  Kokkos::parallel_reduce(
+      "fegpu::mesh::nearest_node", range(0, static_cast<Index>(coords.extent(0))),
+      KOKKOS_LAMBDA(Index n, Loc::value_type & b) {
+        const double dx = coords(n, 0) - px, dy = coords(n, 1) - py, dz = coords(n, 2) - pz;
+        const double d = dx * dx + dy * dy + dz * dz;
+        if (d < b.val || (d == b.val && n < b.loc)) b.val = d, b.loc = n;
+      },
+      Loc(best));
+  return best.loc;
+}
+
 void add_node_set_from_side_set(HostMesh &h, const std::string &side_set, const std::string &node_set_name) {
   const auto it =
       std::find_if(h.side_sets.begin(), h.side_sets.end(), [&](const auto &s) { return s.name == side_set; });

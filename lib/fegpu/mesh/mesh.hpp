@@ -6,6 +6,7 @@
 #include "fegpu/core/types.hpp"
 #include "fegpu/mesh/element.hpp"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,10 @@ HostMesh download(const Mesh &m);
 /// facets, gathered on the device: for boundary loads on a mesh whose nodes may have split.
 void facet_geometry(const Mesh &m, const std::vector<Index> &elems, const std::vector<Index> &facets,
                     std::vector<Index> &nodes, std::vector<double> &xy);
+
+/// The node nearest `point` (x, y, z; 2D meshes have z = 0), the lowest index among equals so that
+/// every backend picks the same one: for loads and pins placed at a point.
+Index nearest_node(const CoordView &coords, const std::array<double, 3> &point);
 
 /// Adds a node set holding the nodes of every facet of a side set (sorted, unique).
 void add_node_set_from_side_set(HostMesh &h, const std::string &side_set, const std::string &node_set_name);
