@@ -68,6 +68,7 @@ namespace {
 template <int NPE> struct CohesiveFacet {
   static constexpr int NPF = NPE == 3 ? 2 : 3;
   double X[NPF], Y[NPF], jx[NPF], jy[NPF], mx[NPF], my[NPF];
+  Index a[NPF], b[NPF]; // face 0's and face 1's node at each of face 0's facet positions
   /// At point q: shape values N, weight x reference length, unit tangent, jump.
   struct Point {
     double N[NPF], length, tx, ty, Jx, Jy;
@@ -81,10 +82,11 @@ template <int NPE> struct CohesiveFacet {
     const Index e0 = elem(c, 0), e1 = elem(c, 1);
     const int f0 = local(c, 0), f1 = local(c, 1);
     for (int k = 0; k < NPF; ++k) {
-      const Index a = conn(e0, facet_node(type, f0, k)), b = conn(e1, facet_node(type, f1, matched(k)));
-      X[k] = xyz(a, 0);
-      Y[k] = xyz(a, 1);
-      const double ua0 = u(a, 0), ua1 = u(a, 1), ub0 = u(b, 0), ub1 = u(b, 1);
+      a[k] = conn(e0, facet_node(type, f0, k));
+      b[k] = conn(e1, facet_node(type, f1, matched(k)));
+      X[k] = xyz(a[k], 0);
+      Y[k] = xyz(a[k], 1);
+      const double ua0 = u(a[k], 0), ua1 = u(a[k], 1), ub0 = u(b[k], 0), ub1 = u(b[k], 1);
       jx[k] = ub0 - ua0;
       jy[k] = ub1 - ua1;
       mx[k] = X[k] + 0.5 * (ua0 + ub0);
@@ -129,9 +131,10 @@ struct NoDisplacement {
   KOKKOS_INLINE_FUNCTION double operator()(Index, int) const { return 0.0; }
 };
 
-/// Pass 1: one thread per cohesive element. Openings at the Gauss points, PPR tractions, work by
-/// the trapezoidal rule, and the internal force on each face's nodes, stored in that face's own
-/// facet order.
+/// One thread per cohesive element: openings at the Gauss points, PPR tractions, work by the
+/// trapezoidal rule, and the internal force on each face's nodes. With atomics, `(c, add)` adds
+/// those forces to the nodes at once; colour by colour, `(c)` stores them in each face's own facet
+/// order for the scatter pass (CohesiveScatter), which needs no atomics.
 template <int NPE> struct CohesiveTractions {
   static constexpr int NPF = NPE == 3 ? 2 : 3;
   ConnView conn;
@@ -146,8 +149,31 @@ template <int NPE> struct CohesiveTractions {
   LawField laws;
   double penalty_factor;
 
+  /// The face forces, stored for the scatter pass.
   KOKKOS_INLINE_FUNCTION void operator()(Index c) const {
+    double F[NPF][2];
     const CohesiveFacet<NPE> facet(conn, xyz, u, elem, local, c);
+    compute(c, facet, F);
+    // The traction pulls face 0 towards face 1 and face 1 back: internal forces -F and +F.
+    for (int k = 0; k < NPF; ++k)
+      for (int d = 0; d < 2; ++d) {
+        force(c, 0, k, d) = -F[k][d];
+        force(c, 1, matched(k), d) = F[k][d];
+      }
+  }
+  /// The face forces, added to the nodes through `add(node, component, value)`.
+  template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index c, const Add &add) const {
+    double F[NPF][2];
+    const CohesiveFacet<NPE> facet(conn, xyz, u, elem, local, c);
+    compute(c, facet, F);
+    for (int k = 0; k < NPF; ++k)
+      for (int d = 0; d < 2; ++d) {
+        add(facet.a[k], d, -F[k][d]);
+        add(facet.b[k], d, F[k][d]);
+      }
+  }
+  /// Updates the points of cohesive element c and sums the nodal forces F of face 0's tractions.
+  KOKKOS_INLINE_FUNCTION void compute(Index c, const CohesiveFacet<NPE> &facet, double (&F)[NPF][2]) const {
     const elastic::Material mat = mats(elem_mat(elem(c, 0)));
     const PPRParams law = laws(c);
     double length = 0; // the reference facet length (a first light pass: no stack arrays)
@@ -157,7 +183,8 @@ template <int NPE> struct CohesiveTractions {
     // keeps the explicit step stable.
     const double stiffness = penalty_factor * mat.p_modulus() / length;
     const double reach = Kokkos::fmax(law.delta_n, law.delta_t);
-    double F[NPF][2] = {};
+    for (int k = 0; k < NPF; ++k)
+      F[k][0] = F[k][1] = 0;
     for (int q = 0; q < NPF; ++q) {
       const auto g = facet.point(q);
       const double dn = g.Jx * g.nx() + g.Jy * g.ny(), dt = g.Jx * g.tx + g.Jy * g.ty;
@@ -181,12 +208,6 @@ template <int NPE> struct CohesiveTractions {
         F[k][1] += g.N[k] * Ty * weight;
       }
     }
-    // The traction pulls face 0 towards face 1 and face 1 back: internal forces -F and +F.
-    for (int k = 0; k < NPF; ++k)
-      for (int d = 0; d < 2; ++d) {
-        force(c, 0, k, d) = -F[k][d];
-        force(c, 1, matched(k), d) = F[k][d];
-      }
   }
 };
 
@@ -622,7 +643,7 @@ void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
   const Index cap = static_cast<Index>(cracked_->coh2facet.extent(0));
   if (cap > static_cast<Index>(points_.extent(0))) {
     Kokkos::resize(points_, cap, points_.extent(1));
-    Kokkos::resize(face_force_, cap);
+    if (!atomic_scatter()) Kokkos::resize(face_force_, cap);
   }
   fracture_kernels::init_points(points_, old_cohesive, nc, false, laws());
   // Where each node takes its values from, and the input-mesh node it descends from; then, for
@@ -641,7 +662,10 @@ void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
   CoordView coords(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::coords"), n);
   Kokkos::deep_copy(coords, Kokkos::subview(cracked_->coords, Kokkos::make_pair(Index(0), n), Kokkos::ALL));
   bulk_.set_topology(cracked_->elem2node, coords, origin_);
-  // The compacted list of bulk elements touching a cohesive element, as a colouring of its own.
+  peak_bytes_ = std::max(peak_bytes_, memory_bytes());
+  if (atomic_scatter()) return;
+  // Colour by colour, the cohesive forces go through face_force_ and a scatter pass over the
+  // compacted list of bulk elements touching a cohesive element, as a colouring of its own.
   Coloring &ac = adjacent_.coloring;
   fracture_kernels::adjacent_elements(bulk_.coloring(), topology_.elem2facet, cracked_->facet2coh, adjacent_.elems,
                                       ac.offsets_h);
@@ -669,10 +693,24 @@ void FractureModel::add_internal_force(const DofView &u, const DofView &f) {
 
 template <int NPE> void FractureModel::cohesive_forces(const DofView &u, const DofView &f) {
   const Mesh &m = bulk_.mesh();
-  Kokkos::parallel_for("fegpu::cohesive::tractions", range(0, cracked_->num_cohesive()),
-                       CohesiveTractions<NPE>{m.elem2node, m.coords, u, cracked_->coh2facet_elem,
-                                              cracked_->coh2facet_local, points_, face_force_, bulk_.materials(),
-                                              bulk_.element_material(), laws(), config_.penalty_factor});
+  const Index nc = cracked_->num_cohesive();
+  const CohesiveTractions<NPE> tractions{m.elem2node,
+                                         m.coords,
+                                         u,
+                                         cracked_->coh2facet_elem,
+                                         cracked_->coh2facet_local,
+                                         points_,
+                                         face_force_,
+                                         bulk_.materials(),
+                                         bulk_.element_material(),
+                                         laws(),
+                                         config_.penalty_factor};
+  if (atomic_scatter()) {
+    // One pass: each cohesive element adds its forces to its nodes (the colouring goes unused).
+    scatter_elements("fegpu::cohesive::tractions", ScatterStrategy::Atomic, adjacent_.coloring, nc, f, tractions);
+    return;
+  }
+  Kokkos::parallel_for("fegpu::cohesive::tractions", range(0, nc), tractions);
   scatter_elements("fegpu::cohesive::scatter", bulk_.config().scatter, adjacent_.coloring, adjacent_.count, f,
                    CohesiveScatter<NPE>{adjacent_.elems, m.elem2node, topology_.elem2facet, cracked_->facet2coh,
                                         cracked_->coh2facet_elem, face_force_});

@@ -105,6 +105,8 @@ public:
 private:
   void after_insertion(Index old_cohesive, Index old_nodes);
   LawField laws() const;
+  /// Whether forces are scattered by atomics (else colour by colour).
+  bool atomic_scatter() const { return bulk_.config().scatter == ScatterStrategy::Atomic; }
   /// The cohesive tractions and their scatter into f (functors, so a private member may launch them).
   template <int NPE> void cohesive_forces(const DofView &u, const DofView &f);
 
@@ -119,8 +121,10 @@ private:
   DeviceView<uint8_t *> flags_;     // (facet): scratch for the stress check
   DeviceView<CohesivePoint **> points_;
   DeviceView<Real *[2][3][2]> face_force_; // (cohesive, face, facet node, xy): internal force
+                                           // (colour by colour only)
   DofView nodal_stress_;                   // (node, sxx syy sxy area), area-weighted sums
-  /// Bulk elements touching a cohesive element, grouped by colour, with the colouring's shape.
+  /// Bulk elements touching a cohesive element, grouped by colour, with the colouring's shape
+  /// (colour by colour only).
   struct Adjacent {
     IndexView elems;
     Coloring coloring;
