@@ -30,7 +30,7 @@ struct Cache {
   std::shared_ptr<Multigrid> multigrid;
   AnnulusSpec spec;
   Config config;
-  int key[2] = {0, 0};
+  int key[3] = {0, 0, 0};
 };
 Cache &cache() {
   static Cache c;
@@ -39,12 +39,14 @@ Cache &cache() {
   return c;
 }
 
-WellboreModel &model(int p, int N, ResidualStrategy strategy = ResidualStrategy::Fused) {
+/// N^2 cells of order p: near square (n_r / n_theta = ln(40) / (pi / 2)), or with `thesis` the
+/// thesis's N x N quarter, whose cells are 2.4 times longer radially than wide.
+WellboreModel &model(int p, int N, ResidualStrategy strategy = ResidualStrategy::Fused, bool thesis = false) {
   Cache &c = cache();
-  if (!c.model || c.key[0] != p || c.key[1] != N) {
+  if (!c.model || c.key[0] != p || c.key[1] != N || c.key[2] != int(thesis)) {
     c = Cache();
-    // N^2 cells, near square: n_r / n_theta = ln(40) / (pi / 2).
-    const int nt = static_cast<int>(std::lround(N / 1.533)), nr = static_cast<int>(std::lround(N * 1.533));
+    const int nt = thesis ? N : static_cast<int>(std::lround(N / 1.533)),
+              nr = thesis ? N : static_cast<int>(std::lround(N * 1.533));
     c.spec = AnnulusSpec{order_type(p), nt, nr, 0.1, 4.0, std::pow(40.0, 1.0 / nr), 90.0};
     const HostMesh h = c.spec.generate();
     Config cfg;
@@ -53,7 +55,7 @@ WellboreModel &model(int p, int N, ResidualStrategy strategy = ResidualStrategy:
     cfg.fixed = {{"start", 1}, {"end", 0}};
     c.model = std::make_unique<WellboreModel>(h, cfg);
     c.config = cfg;
-    c.key[0] = p, c.key[1] = N;
+    c.key[0] = p, c.key[1] = N, c.key[2] = thesis;
   }
   c.model->set_residual_strategy(strategy);
   return *c.model;
@@ -121,9 +123,9 @@ void Jacobian(benchmark::State &state) {
   state.counters["nonzeros"] = m.matrix().cols.extent(0);
 }
 
-void LinearSolve(benchmark::State &state, bool multigrid) {
+void LinearSolve(benchmark::State &state, bool multigrid, bool thesis = false) {
   const int p = static_cast<int>(state.range(0)), N = static_cast<int>(state.range(1));
-  WellboreModel &m = model(p, N);
+  WellboreModel &m = model(p, N, ResidualStrategy::Fused, thesis);
   precondition(m, multigrid);
   const Index nn = m.num_nodes();
   DofView u("fegpu::bench::u", nn, 2), R("fegpu::bench::R", nn, 2), x("fegpu::bench::x", nn, 2);
@@ -139,9 +141,9 @@ void LinearSolve(benchmark::State &state, bool multigrid) {
   state.counters["cg_iterations"] = iterations;
 }
 
-void NonlinearSolve(benchmark::State &state, Method method, bool multigrid) {
+void NonlinearSolve(benchmark::State &state, Method method, bool multigrid, bool thesis = false) {
   const int p = static_cast<int>(state.range(0)), N = static_cast<int>(state.range(1));
-  WellboreModel &m = model(p, N);
+  WellboreModel &m = model(p, N, ResidualStrategy::Fused, thesis);
   precondition(m, multigrid);
   NonlinearOptions o;
   o.method = method, o.tolerance = 1e-8, o.linear_tolerance = 1e-8;
@@ -170,6 +172,12 @@ void meshes(benchmark::internal::Benchmark *b) {
   b->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
+/// The thesis's own N x N meshes for the solves: l = 1 and the issue's three cases.
+void thesis_meshes(benchmark::internal::Benchmark *b) {
+  b->Args({1, 62})->Args({1, 1022})->Args({2, 510})->Args({3, 510});
+  b->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
 } // namespace
 
 BENCHMARK_CAPTURE(Residual, fused, ResidualStrategy::Fused)->Apply(meshes);
@@ -182,5 +190,13 @@ BENCHMARK_CAPTURE(LinearSolve, multigrid, true)->Apply(meshes);
 BENCHMARK_CAPTURE(NonlinearSolve, newton_jacobi, Method::Newton, false)->Apply(meshes)->Iterations(1);
 BENCHMARK_CAPTURE(NonlinearSolve, newton_multigrid, Method::Newton, true)->Apply(meshes)->Iterations(1);
 BENCHMARK_CAPTURE(NonlinearSolve, mis_multigrid, Method::ModifiedInitialStiffness, true)->Apply(meshes)->Iterations(1);
+
+BENCHMARK_CAPTURE(LinearSolve, multigrid_thesis_mesh, true, true)->Apply(thesis_meshes);
+BENCHMARK_CAPTURE(NonlinearSolve, newton_multigrid_thesis_mesh, Method::Newton, true, true)
+    ->Apply(thesis_meshes)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(NonlinearSolve, mis_multigrid_thesis_mesh, Method::ModifiedInitialStiffness, true, true)
+    ->Apply(thesis_meshes)
+    ->Iterations(1);
 
 FEGPU_BENCHMARK_MAIN()
