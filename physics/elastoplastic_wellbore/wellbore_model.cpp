@@ -66,10 +66,12 @@ struct PointUpdate {
   DeviceView<int **> reg;
   PointScalar pn, p;
   MohrCoulomb m;
-  KOKKOS_INLINE_FUNCTION void operator()(Index e, int q, const double eps[3], double s[4]) const {
+  /// With `store` false it only returns the stress (for the threads that share a point's update).
+  KOKKOS_INLINE_FUNCTION void operator()(Index e, int q, const double eps[3], double s[4], bool store = true) const {
     double trial[4] = {sn(e, q, 0), sn(e, q, 1), sn(e, q, 2), sn(e, q, 3)}, dg[2];
     add_elastic(m, eps, trial);
     const Regime r = return_map(m, trial, s, dg);
+    if (!store) return;
     reg(e, q) = static_cast<int>(r);
     for (int i = 0; i < 4; ++i)
       sig(e, q, i) = s[i];
@@ -88,11 +90,9 @@ KOKKOS_INLINE_FUNCTION void gather_increment(Index e, int npe, const ConnView &c
 
 /// The fused strategy: gather, strains from the stored B, update, B^T W sigma, scatter. The
 /// element's size is a template parameter so that the element vectors stay in registers (with
-/// run-time sizes they lived in local memory: 1.3 ms instead of 0.56 at l = 4, p = 2 on the H100).
-/// Up to Q9 a point's three rows of B stay in registers between its strain and its force, so B
-/// streams from memory once. At Q16 those 96 values beside du and fe would spill; there the points
-/// are updated first, keeping only W sigma per point, and each dof's force then sums over the
-/// points, reading B a second time.
+/// run-time sizes they lived in local memory: 1.3 ms instead of 0.55 at l = 4, p = 2 on the H100),
+/// and a point's three rows of B stay in registers between its strain and its force, so B streams
+/// from memory once. Q4 and Q9 run one thread per element; Q16 goes to ResidualFusedSplit.
 template <int NPE> struct ResidualFused {
   static constexpr int ND = 2 * NPE;
   DeviceView<double ***> B;
@@ -101,48 +101,123 @@ template <int NPE> struct ResidualFused {
   DofView u, un;
   PointUpdate update;
 
-  /// The point's W sigma (xx, yy, xy) from the strain of the rows b (or of B when b is null).
-  KOKKOS_INLINE_FUNCTION void point(Index e, int q, const double du[ND], double (*b)[ND], double ws[3]) const {
-    double eps[3] = {0, 0, 0}, s[4];
-    for (int r = 0; r < 3; ++r)
-      for (int j = 0; j < ND; ++j) {
-        const double v = B(e, 3 * q + r, j);
-        if (b) b[r][j] = v;
-        eps[r] += v * du[j];
-      }
-    update(e, q, eps, s);
-    const double w = W(e, q);
-    ws[0] = w * s[0], ws[1] = w * s[1], ws[2] = w * s[3];
-  }
-
   template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
-    double du[ND];
+    double du[ND], fe[ND];
     gather_increment(e, NPE, conn, u, un, du);
-    if constexpr (NPE <= 9) {
-      double fe[ND];
+    for (int j = 0; j < ND; ++j)
+      fe[j] = 0;
+    for (int q = 0; q < NPE; ++q) { // Lagrange quadrilaterals: one Gauss point per node
+      double b[3][ND], eps[3] = {0, 0, 0}, s[4];
+      for (int r = 0; r < 3; ++r)
+        for (int j = 0; j < ND; ++j) {
+          b[r][j] = B(e, 3 * q + r, j);
+          eps[r] += b[r][j] * du[j];
+        }
+      update(e, q, eps, s);
+      const double w = W(e, q), ws[3] = {w * s[0], w * s[1], w * s[3]};
       for (int j = 0; j < ND; ++j)
-        fe[j] = 0;
-      for (int q = 0; q < NPE; ++q) { // Lagrange quadrilaterals: one Gauss point per node
-        double b[3][ND], ws[3];
-        point(e, q, du, b, ws);
-        for (int j = 0; j < ND; ++j)
-          fe[j] += b[0][j] * ws[0] + b[1][j] * ws[1] + b[2][j] * ws[2];
-      }
-      for (int k = 0; k < NPE; ++k)
-        add(conn(e, k), 0, fe[2 * k]), add(conn(e, k), 1, fe[2 * k + 1]);
-    } else {
-      double ws[NPE][3];
-      for (int q = 0; q < NPE; ++q)
-        point(e, q, du, nullptr, ws[q]);
-      for (int j = 0; j < ND; ++j) {
-        double f = 0;
-        for (int q = 0; q < NPE; ++q)
-          f += B(e, 3 * q, j) * ws[q][0] + B(e, 3 * q + 1, j) * ws[q][1] + B(e, 3 * q + 2, j) * ws[q][2];
-        add(conn(e, j / 2), j % 2, f);
-      }
+        fe[j] += b[0][j] * ws[0] + b[1][j] * ws[1] + b[2][j] * ws[2];
     }
+    for (int k = 0; k < NPE; ++k)
+      add(conn(e, k), 0, fe[2 * k]), add(conn(e, k), 1, fe[2 * k + 1]);
   }
 };
+
+/// The fused strategy for Q16: P threads share an element, each holding 2 * NPE / P of its dofs
+/// (du, fe and those columns of the point's rows of B in registers), so B streams once. One GPU
+/// thread holding all 96 values of a Q16 point's rows beside du and fe spills 930 bytes; reading
+/// the rows twice instead costs a second pass over B (H100, l = 4, p = 3: 3.49 and 2.86 ms; split
+/// over two threads 1.71 ms). The threads add their partial strains through team scratch, in the
+/// same order in each, so all P make the same update; the first of them stores it. On the host P
+/// is 1: one thread per element.
+template <int NPE, int P, class Add> struct ResidualFusedSplit {
+  static constexpr int NH = 2 * NPE / P; // dofs per thread
+  using Member = Kokkos::TeamPolicy<ExecSpace>::member_type;
+  DeviceView<double ***> B;
+  DeviceView<double **> W;
+  ConnView conn;
+  DofView u, un;
+  PointUpdate update;
+  Add add;
+  IndexView elems; ///< the elements of a colour, or empty: all, in order
+  Index begin = 0, end = 0;
+
+  KOKKOS_INLINE_FUNCTION static std::size_t scratch(int team_size) { return 2 * 3 * team_size * sizeof(double); }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const {
+    const int t = team.team_rank(), T = team.team_size(), h = t % P, first = t - h;
+    const Index i = begin + team.league_rank() * (T / P) + t / P;
+    const bool active = i < end;
+    const Index e = !active ? 0 : elems.extent(0) ? elems(i) : i;
+    double *part = static_cast<double *>(team.team_scratch(0).get_shmem(scratch(T)));
+    double du[NH], fe[NH];
+    for (int k = 0; k < NH; ++k) {
+      const int j = h * NH + k;
+      const Index n = active ? conn(e, j / 2) : 0;
+      du[k] = active ? u(n, j % 2) - un(n, j % 2) : 0.0;
+      fe[k] = 0;
+    }
+    for (int q = 0; q < NPE; ++q) {
+      double b[3][NH], eps[3] = {0, 0, 0}, s[4];
+      if (active)
+        for (int r = 0; r < 3; ++r)
+          for (int k = 0; k < NH; ++k) {
+            b[r][k] = B(e, 3 * q + r, h * NH + k);
+            eps[r] += b[r][k] * du[k];
+          }
+      // Double-buffered by point: the barrier of point q + 1 separates the reads of point q
+      // from the writes of point q + 2.
+      double *mine = part + 3 * T * (q % 2);
+      for (int r = 0; r < 3; ++r)
+        mine[3 * t + r] = eps[r];
+      team.team_barrier();
+      if (!active) continue;
+      for (int r = 0; r < 3; ++r) {
+        eps[r] = 0;
+        for (int k = 0; k < P; ++k)
+          eps[r] += mine[3 * (first + k) + r];
+      }
+      update(e, q, eps, s, h == 0);
+      const double w = W(e, q), ws[3] = {w * s[0], w * s[1], w * s[3]};
+      for (int k = 0; k < NH; ++k)
+        fe[k] += b[0][k] * ws[0] + b[1][k] * ws[1] + b[2][k] * ws[2];
+    }
+    if (active)
+      for (int k = 0; k < NH; ++k) {
+        const int j = h * NH + k;
+        add(conn(e, j / 2), j % 2, fe[k]);
+      }
+  }
+};
+
+/// Threads per Q16 element in the fused residual: two on a GPU (see ResidualFusedSplit), one on
+/// the host, where a thread's registers are no constraint. H100, l = 4, p = 3: 1.71 ms with two
+/// (255 registers, 140 bytes spilled), 2.24 with four (200 registers), 2.77 with eight: each
+/// thread repeats the point's update, so fewer threads per element do less arithmetic.
+constexpr int kQ16Threads = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible ? 1 : 2;
+
+/// Launches ResidualFusedSplit for Q16: over all elements with atomics, or colour by colour.
+template <int P>
+void fused_split(const Operators &ops, const ConnView &conn, const DofView &u, const DofView &un,
+                 const PointUpdate &update, ScatterStrategy scatter, const Coloring &coloring, const DofView &R) {
+  const int T = P == 1 ? 1 : 128; // threads per team
+  const auto run = [&](auto add, const IndexView &elems, Index begin, Index end) {
+    const ResidualFusedSplit<16, P, decltype(add)> k{ops.B, ops.W, conn, u, un, update, add, elems, begin, end};
+    const Index per_team = T / P, league = (end - begin + per_team - 1) / per_team;
+    if (league == 0) return;
+    // Light-weight: the functor goes as a kernel argument, as with range() (types.hpp says why).
+    const auto policy = Kokkos::Experimental::require(
+        Kokkos::TeamPolicy<ExecSpace>(league, T).set_scratch_size(0, Kokkos::PerTeam(k.scratch(T))),
+        Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+    Kokkos::parallel_for("fegpu::wellbore::residual_fused", policy, k);
+  };
+  if (scatter == ScatterStrategy::Atomic) {
+    run(AtomicAdd{R}, IndexView(), 0, static_cast<Index>(conn.extent(0)));
+    return;
+  }
+  for (int c = 0; c < coloring.num_colors; ++c)
+    run(PlainAdd{R}, coloring.color2elem.indices, coloring.offsets_h[c], coloring.offsets_h[c + 1]);
+}
 
 /// The block strategy's last stage: B^T W sigma of the stored point stresses, scattered.
 struct BlockForces {
@@ -433,18 +508,15 @@ void WellboreModel::residual(const DofView &u, const DofView &R) {
   const PointUpdate update{sigma_n_, sigma_, regime_, eqps_n_, eqps_, config_.material};
   const Index ne = mesh_.num_elems();
   if (config_.residual == ResidualStrategy::Fused) {
-    const auto fused = [&](auto kernel) {
-      kernel.B = ops_.B, kernel.W = ops_.W, kernel.conn = mesh_.elem2node, kernel.u = u, kernel.un = u_n_;
-      kernel.update = update;
-      scatter_elements("fegpu::wellbore::residual_fused", config_.scatter, coloring_, ne, R, kernel);
-    };
     FEGPU_CHECK(np == npe, "fused residual: one Gauss point per node");
     if (npe == 4)
-      fused(ResidualFused<4>{});
+      scatter_elements("fegpu::wellbore::residual_fused", config_.scatter, coloring_, ne, R,
+                       ResidualFused<4>{ops_.B, ops_.W, mesh_.elem2node, u, u_n_, update});
     else if (npe == 9)
-      fused(ResidualFused<9>{});
+      scatter_elements("fegpu::wellbore::residual_fused", config_.scatter, coloring_, ne, R,
+                       ResidualFused<9>{ops_.B, ops_.W, mesh_.elem2node, u, u_n_, update});
     else
-      fused(ResidualFused<16>{});
+      fused_split<kQ16Threads>(ops_, mesh_.elem2node, u, u_n_, update, config_.scatter, coloring_, R);
   } else if (config_.residual == ResidualStrategy::Sparse) {
     sparse_residual(u, R);
   } else if (config_.residual == ResidualStrategy::Classical) {
