@@ -23,8 +23,9 @@ class Multigrid;
 class DirectSolver;
 
 /// How the residual is evaluated (compared in bench_wellbore):
-/// - fused: one kernel per element gathers, forms strains from the stored B, updates the
-///   stresses and scatters B^T W sigma, with no intermediate arrays;
+/// - fused: one kernel gathers, forms strains from the stored B, updates the stresses and
+///   scatters B^T W sigma, with no intermediate arrays (one thread per element; two per Q16
+///   element on a GPU, so each keeps its columns of B in registers);
 /// - block: the thesis's block strategy in stages: strains of all points (dense B u per element)
 ///   into an array, the update one thread per point, then B^T W sigma per element and scatter;
 /// - classical: element by element recomputing shape-function gradients and Jacobians at every
