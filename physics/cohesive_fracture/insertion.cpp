@@ -45,27 +45,26 @@ template <int NPE> struct Insert {
     return false;
   }
 
-  KOKKOS_INLINE_FUNCTION static int corner_of(const ConnView &c, Index e, Index n) {
-    for (int i = 0; i < 3; ++i)
-      if (c(e, i) == n) return i;
-    return -1;
-  }
-
-  /// Walks around corner node n from element e, leaving through the other facet of e that holds
-  /// n than `f_from`. True if the walk ends at the boundary or a crack (the node must split);
-  /// false if it comes round to `other`. With `new_id` >= 0, renumbers n in every element walked.
-  KOKKOS_INLINE_FUNCTION bool walk(Index e, int f_from, Index n, Index other, const Index *pending, int np,
+  /// Walks around the node at corner `corner` of element e, leaving through the other facet of e
+  /// that holds it than `f_from`. True if the walk ends at the boundary or a crack (the node must
+  /// split); false if it comes round to `other`. With `new_id` >= 0, renumbers the node in every
+  /// element walked.
+  KOKKOS_INLINE_FUNCTION bool walk(Index e, int f_from, int corner, Index other, const Index *pending, int np,
                                    Index new_id) const {
     Index cur = e;
-    int fin = f_from;
+    int fin = f_from, i = corner;
     for (int guard = 0; guard < 1024; ++guard) {
-      const int i = corner_of(conn, cur, n);
-      const int fout = fin == i ? (i + 2) % 3 : i; // the facets holding corner i are i and i - 1
+      const int fout = fin == i ? (i + 2) % 3 : i; // facet j holds corners j and j + 1
       if (new_id >= 0) conn(cur, i) = new_id;
       const Index nb = e2e(cur, fout);
       if (nb < 0 || cracked(e2f(cur, fout), pending, np)) return true;
       if (nb == other) return false;
-      fin = e2ef(cur, fout);
+      // The node's corner in the neighbour follows from the facet, with no search of its
+      // connectivity: every element is counter-clockwise (the bulk model rejects the others), so
+      // the neighbour runs the shared facet the other way, its corner fn + 1 at cur's corner fout.
+      const int fn = e2ef(cur, fout);
+      i = i == fout ? (fn + 1) % 3 : fn;
+      fin = fn;
       cur = nb;
     }
     return true;
@@ -90,15 +89,15 @@ template <int NPE> struct Insert {
       if (!flag(fid) || f2e(fid, 0) != e) continue;
       const Index other = e2e(e, f);
       for (int k = 0; k < 2; ++k) {
-        const Index n = conn(e, facet_node(type, f, k));
+        const int corner = facet_node(type, f, k);
         const unsigned bit = 1u << (2 * f + k);
-        const bool split = apply && splits ? (*splits & bit) != 0 : walk(e, f, n, other, pending, np, -1);
+        const bool split = apply && splits ? (*splits & bit) != 0 : walk(e, f, corner, other, pending, np, -1);
         if (!apply && splits && split) *splits |= bit;
         if (!split) continue;
         if (apply) {
           const Index id = node_base + nodes;
-          new_node(id, n);
-          walk(e, f, n, other, pending, np, id);
+          new_node(id, conn(e, corner));
+          walk(e, f, corner, other, pending, np, id);
         }
         ++nodes;
       }
