@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
 
 using namespace fegpu;
 using namespace fegpu::cohesive;
@@ -166,6 +167,31 @@ TEST(Fracture, ExpandingRingConservesEnergyAndSeparatesFaces) {
       }
     EXPECT_EQ(shared, 0);
     EXPECT_EQ(apart, 0);
+    // Node ids: each input node's id on exactly one of its copies, at its place; the other copies
+    // numbered above the largest input id, all distinct.
+    const HostMesh input = generate_annulus(type, 120, 3, 0.00475, 0.00525);
+    const std::size_t n0 = input.xyz.size() / 3;
+    std::map<GlobalId, std::size_t> input_node;
+    for (std::size_t j = 0; j < n0; ++j)
+      input_node[input.node_gid.empty() ? GlobalId(j + 1) : input.node_gid[j]] = j;
+    const GlobalId top = input_node.rbegin()->first;
+    const auto gid = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.bulk().mesh().node_gid);
+    std::map<GlobalId, int> copies;
+    int misplaced = 0, below = 0;
+    for (std::size_t i = 0; i < gid.extent(0); ++i) {
+      ++copies[gid(i)];
+      const auto it = input_node.find(gid(i));
+      if (it != input_node.end())
+        misplaced += std::hypot(xyz(i, 0) - input.xyz[3 * it->second], xyz(i, 1) - input.xyz[3 * it->second + 1]) > 0;
+      else if (gid(i) <= top)
+        ++below;
+    }
+    EXPECT_EQ(copies.size(), gid.extent(0)); // distinct
+    EXPECT_GT(gid.extent(0), n0);
+    for (const auto &[g, j] : input_node)
+      EXPECT_EQ(copies.count(g), 1u) << "input node id " << g;
+    EXPECT_EQ(misplaced, 0);
+    EXPECT_EQ(below, 0);
   }
 }
 

@@ -115,10 +115,26 @@ IndexView grow_node_set(const IndexView &original, const IndexView &origin, Inde
   return out;
 }
 
-GlobalIdView sequential_ids(Index n) {
-  GlobalIdView ids(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::node_gid"), n);
+/// Global ids once nodes have split (origin: the input node each node descends from). Each input
+/// node's id stays with its lowest-numbered copy; the other copies take new ids above the largest
+/// input id, in index order. So ids stay unique, and an output node still names its input node.
+GlobalIdView split_node_ids(const GlobalIdView &input, const IndexView &origin) {
+  const Index n = static_cast<Index>(origin.extent(0)), n0 = static_cast<Index>(input.extent(0));
+  IndexView first(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::first_copy"), n0);
+  Kokkos::deep_copy(first, n);
   Kokkos::parallel_for(
-      "fegpu::elastic::sequential_node_ids", range(0, n), KOKKOS_LAMBDA(Index i) { ids(i) = i + 1; });
+      "fegpu::elastic::first_copy", range(0, n), KOKKOS_LAMBDA(Index i) { Kokkos::atomic_min(&first(origin(i)), i); });
+  GlobalId top = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::elastic::largest_id", range(0, n0),
+      KOKKOS_LAMBDA(Index i, GlobalId & m) { m = input(i) > m ? input(i) : m; }, Kokkos::Max<GlobalId>(top));
+  GlobalIdView ids(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::node_gid"), n);
+  Kokkos::parallel_scan(
+      "fegpu::elastic::split_node_ids", range(0, n), KOKKOS_LAMBDA(Index i, GlobalId & k, bool final) {
+        const bool kept = first(origin(i)) == i;
+        if (final) ids(i) = kept ? input(origin(i)) : top + 1 + k;
+        if (!kept) ++k;
+      });
   return ids;
 }
 
@@ -212,6 +228,7 @@ ElasticModel::ElasticModel(const HostMesh &mesh, Config config) : host_mesh_(mes
   if (!(min_det > 0)) throw InputError("the mesh has an inverted or degenerate element (det J <= 0)");
 
   original_nodes_ = mesh_.num_nodes();
+  original_gid_ = mesh_.node_gid;
   for (const auto &ns : mesh_.node_sets)
     original_node_sets_.push_back(ns.nodes);
   compute_mass();
@@ -231,10 +248,9 @@ void ElasticModel::compute_mass() {
 void ElasticModel::set_topology(const ConnView &elem2node, const CoordView &coords, const IndexView &origin) {
   FEGPU_CHECK(elem2node.extent(0) == mesh_.elem2node.extent(0) && coords.extent(0) == origin.extent(0),
               "set_topology: one connectivity row per element and one origin per node");
-  const Index n = static_cast<Index>(coords.extent(0));
   mesh_.elem2node = elem2node;
   mesh_.coords = coords;
-  mesh_.node_gid = kernels::sequential_ids(n);
+  mesh_.node_gid = kernels::split_node_ids(original_gid_, origin);
   for (std::size_t k = 0; k < mesh_.node_sets.size(); ++k)
     mesh_.node_sets[k].nodes = kernels::grow_node_set(original_node_sets_[k], origin, original_nodes_);
   compute_mass();

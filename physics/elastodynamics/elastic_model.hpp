@@ -103,6 +103,7 @@ private:
   DofView mass_;
   std::vector<IndexView> original_node_sets_;
   Index original_nodes_ = 0;
+  GlobalIdView original_gid_; // (input node): its global id
   void compute_mass();
 };
 
