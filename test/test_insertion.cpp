@@ -173,6 +173,28 @@ TEST(Insertion, SeedTableA2RefinedMeshEveryStrategy) {
   }
 }
 
+// A mesh may carry nodes that no element uses. They stay where they are, and the room a full
+// fracture takes (at most one node per element corner and side, which is exactly what it needs)
+// counts them: every strategy ends with 6 per element plus the unused ones, in place.
+TEST(Insertion, UnusedInputNodesStayAndAreCountedInTheRoom) {
+  HostMesh h = generate_annulus(ElementType::Tri6, 24, 5, 0.5, 1.0);
+  const Index n0 = static_cast<Index>(h.xyz.size() / 3), ne = static_cast<Index>(h.conn.size() / 6);
+  h.xyz.insert(h.xyz.end(), {9.0, 9.0, 0.0, -9.0, 9.0, 0.0});
+  if (!h.node_gid.empty()) h.node_gid.insert(h.node_gid.end(), {GlobalId(n0 + 1), GlobalId(n0 + 2)});
+  const Fixture fx(h);
+  const auto all = to_device(pick(fx.topo, 2.0, 1));
+  for (auto s : {CounterStrategy::Deterministic, CounterStrategy::GlobalAtomic, CounterStrategy::TeamAtomic}) {
+    CrackedMesh cm(fx.mesh, fx.topo, fx.col);
+    cm.fracture(all, s);
+    EXPECT_EQ(cm.num_nodes(), 6 * ne + 2) << to_string(s);
+    EXPECT_GE(static_cast<Index>(cm.coords.extent(0)), cm.num_nodes()) << to_string(s);
+    EXPECT_GE(static_cast<Index>(cm.new2old.extent(0)), cm.num_nodes()) << to_string(s);
+    const auto xyz = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.coords);
+    EXPECT_EQ(xyz(n0, 0), 9.0) << to_string(s);
+    EXPECT_EQ(xyz(n0 + 1, 0), -9.0) << to_string(s);
+  }
+}
+
 class RandomFacets : public ::testing::TestWithParam<std::tuple<ElementType, CounterStrategy>> {};
 
 TEST_P(RandomFacets, MatchTheSerialReferenceInOneAndTwoRounds) {

@@ -4,6 +4,8 @@
 
 #include "fegpu/core/error.hpp"
 
+#include <algorithm>
+
 namespace fegpu::cohesive {
 
 CounterStrategy counter_strategy_from_string(const std::string &name) {
@@ -285,6 +287,16 @@ void renumber(const ConnView &conn, const CoordView &coords, const CoordView &mo
       });
 }
 
+/// Nodes that no element uses (an input mesh may carry them; insertion never splits them).
+Index unused_nodes(const Crs &node2elem) {
+  const IndexView off = node2elem.offsets;
+  Index n = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::cohesive::unused_nodes", range(0, static_cast<Index>(off.extent(0)) - 1),
+      KOKKOS_LAMBDA(Index i, Index & k) { k += off(i + 1) == off(i); }, n);
+  return n;
+}
+
 void identity(const IndexView &v, Index n) {
   Kokkos::parallel_for(
       "fegpu::cohesive::identity", range(0, n), KOKKOS_LAMBDA(Index i) { v(i) = i; });
@@ -307,20 +319,35 @@ CrackedMesh::CrackedMesh(const Mesh &mesh, const Topology &t, const Coloring &c)
   coh2facet = IndexView("fegpu::cohesive::coh2facet", 0);
   coh2facet_elem = DeviceView<Index *[2]>("fegpu::cohesive::coh2facet_elem", 0);
   coh2facet_local = DeviceView<int *[2]>("fegpu::cohesive::coh2facet_local", 0);
+  unused_nodes_ = insertion_kernels::unused_nodes(t.node2elem);
 }
 
-void CrackedMesh::reserve(Index nodes, Index cohesive) {
-  // Amortised growth: half as much again as needed, so repeated small insertions reallocate rarely.
-  if (nodes > static_cast<Index>(coords.extent(0))) {
-    const Index cap = nodes + nodes / 2;
-    Kokkos::resize(coords, cap);
-    Kokkos::resize(new2old, cap);
+void CrackedMesh::reserve(Index nodes, Index cohesive) { grow(nodes, cohesive, true); }
+
+void CrackedMesh::grow(Index nodes, Index cohesive, bool touch) {
+  // Geometric growth: at least half as much again as allocated, so repeated small insertions
+  // reallocate rarely (amortised constant cost per entry), and just what is needed when one
+  // insertion needs more. Entries past the live counts are written before they are read, so an
+  // insertion leaves the new room uninitialised; reserve() fills it, which on a CPU also maps its
+  // pages ahead of the insertion.
+  const auto capacity = [](Index need, Index have) { return std::max(need, have + have / 2); };
+  const auto resize = [touch](auto &view, Index n) {
+    if (touch)
+      Kokkos::resize(view, n);
+    else
+      Kokkos::resize(Kokkos::WithoutInitializing, view, n);
+  };
+  const Index have_nodes = static_cast<Index>(coords.extent(0)), have_coh = static_cast<Index>(coh2facet.extent(0));
+  if (nodes > have_nodes) {
+    const Index cap = capacity(nodes, have_nodes);
+    resize(coords, cap);
+    resize(new2old, cap);
   }
-  if (cohesive > static_cast<Index>(coh2facet.extent(0))) {
-    const Index cap = cohesive + cohesive / 2;
-    Kokkos::resize(coh2facet, cap);
-    Kokkos::resize(coh2facet_elem, cap);
-    Kokkos::resize(coh2facet_local, cap);
+  if (cohesive > have_coh) {
+    const Index cap = capacity(cohesive, have_coh);
+    resize(coh2facet, cap);
+    resize(coh2facet_elem, cap);
+    resize(coh2facet_local, cap);
   }
 }
 
@@ -343,7 +370,9 @@ Index CrackedMesh::fracture(const DeviceView<uint8_t *> &facets, CounterStrategy
   const Index flagged = insertion_kernels::count_flags(facets, facet2coh, topology.facet2elem);
   if (flagged == 0) return 0;
   const int per_facet = element_info(type).nodes_per_facet; // at most this many new nodes each
-  reserve(num_nodes_ + per_facet * flagged, num_cohesive_ + flagged);
+  // At most per_facet new nodes a facet, and never more nodes than when no element shares one.
+  const Index most = std::min(num_nodes_ + per_facet * flagged, unused_nodes_ + static_cast<Index>(elem2node.span()));
+  grow(most, num_cohesive_ + flagged, false);
   const Index before = num_cohesive_;
   if (type == ElementType::Tri3)
     insertion_kernels::run<3>(*this, facets, strategy, num_nodes_, num_cohesive_);

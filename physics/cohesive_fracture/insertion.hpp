@@ -36,8 +36,9 @@ public:
   /// cracked. Returns the number of cohesive elements inserted.
   Index fracture(const DeviceView<uint8_t *> &facets, CounterStrategy strategy);
 
-  /// Makes room for this many nodes and cohesive elements (fracture() grows the arrays itself,
-  /// by half as much again as it needs; this is for callers that know the final size).
+  /// Makes room for this many nodes and cohesive elements: at least half as much again as
+  /// allocated before (fracture() grows the arrays itself; this is for callers that know the
+  /// final size).
   void reserve(Index nodes, Index cohesive);
 
   /// For every node, the node among the first `old_count` whose values it takes: itself below
@@ -63,7 +64,10 @@ public:
   Coloring coloring;
 
 private:
+  /// Makes room as reserve() does, filling the new room only with `touch`.
+  void grow(Index nodes, Index cohesive, bool touch);
   Index num_nodes_, num_cohesive_;
+  Index unused_nodes_ = 0; ///< input nodes no element uses
 };
 
 } // namespace fegpu::cohesive
