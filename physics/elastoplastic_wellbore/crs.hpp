@@ -4,6 +4,8 @@
 /// sparse residual strategy, conjugate gradients, the multigrid's smoother and prolongation).
 #include "fegpu/core/types.hpp"
 
+#include <string>
+
 namespace fegpu::wellbore {
 
 /// A sparse matrix in compressed rows on the device.
@@ -14,6 +16,24 @@ struct CrsMatrix {
   Index num_cols = 0;
   Index rows() const { return static_cast<Index>(row_ptr.extent(0)) - 1; }
 };
+
+/// Sizes A's rows for nodal dofs: row d = c * nn + n (components c = 0, 1) has length(n) entries
+/// (a device functor of the node). Fills row_ptr by a scan and allocates cols and values.
+template <class Length>
+void size_dof_rows(CrsMatrix &A, Index nn, Index num_cols, const std::string &label, const Length &length) {
+  A.num_cols = num_cols;
+  A.row_ptr = IndexView(label + "_row_ptr", 2 * nn + 1);
+  const IndexView row_ptr = A.row_ptr;
+  Kokkos::parallel_scan(
+      label + "_row_scan", range(0, 2 * nn), KOKKOS_LAMBDA(Index d, Index & sum, bool final) {
+        sum += length(d % nn);
+        if (final) row_ptr(d + 1) = sum;
+      });
+  Index nnz = 0;
+  Kokkos::deep_copy(nnz, Kokkos::subview(row_ptr, 2 * nn));
+  A.cols = IndexView(label + "_cols", nnz);
+  A.values = RealView(label + "_values", nnz);
+}
 
 /// y = A x + beta y. KokkosKernels' SpMV where the build found KokkosKernels (the thesis's sparse
 /// strategy used a library SpMV), otherwise one thread per row.

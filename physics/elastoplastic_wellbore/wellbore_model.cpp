@@ -416,19 +416,9 @@ void WellboreModel::build_graph() {
       });
   // Row d = c * nn + n holds the columns c' * nn + m for both components c' and every neighbour
   // m, so its length is twice the node's count.
-  K_.num_cols = 2 * nn;
-  K_.row_ptr = IndexView("fegpu::wellbore::row_ptr", 2 * nn + 1);
+  size_dof_rows(
+      K_, nn, 2 * nn, "fegpu::wellbore::K", KOKKOS_LAMBDA(Index n) { return 2 * (node_ptr(n + 1) - node_ptr(n)); });
   const auto row_ptr = K_.row_ptr;
-  Kokkos::parallel_scan(
-      "fegpu::wellbore::row_scan", range(0, 2 * nn), KOKKOS_LAMBDA(Index d, Index & sum, bool final) {
-        const Index n = d % nn;
-        sum += 2 * (node_ptr(n + 1) - node_ptr(n));
-        if (final) row_ptr(d + 1) = sum;
-      });
-  Index nnz = 0;
-  Kokkos::deep_copy(nnz, Kokkos::subview(row_ptr, 2 * nn));
-  K_.cols = IndexView("fegpu::wellbore::cols", nnz);
-  K_.values = RealView("fegpu::wellbore::values", nnz);
   const auto cols = K_.cols;
   Kokkos::parallel_for(
       "fegpu::wellbore::graph_fill", range(0, nn), KOKKOS_LAMBDA(Index n) {
@@ -612,19 +602,10 @@ void WellboreModel::build_sparse_operators() {
   // B^T: dof (comp, node) collects, over the node's elements and their points, the comp row and
   // the gamma row: 2 np entries per incident element.
   const Crs n2e = build_node2elem(mesh_);
-  BsT_.num_cols = 3 * N;
-  BsT_.row_ptr = IndexView("fegpu::wellbore::BsT_row_ptr", 2 * nn + 1);
+  size_dof_rows(
+      BsT_, nn, 3 * N, "fegpu::wellbore::BsT",
+      KOKKOS_LAMBDA(Index n) { return 2 * np * (n2e.offsets(n + 1) - n2e.offsets(n)); });
   const auto tp = BsT_.row_ptr;
-  Kokkos::parallel_scan(
-      "fegpu::wellbore::sparse_BT_scan", range(0, 2 * nn), KOKKOS_LAMBDA(Index d, Index & sum, bool final) {
-        const Index n = d % nn;
-        sum += 2 * np * (n2e.offsets(n + 1) - n2e.offsets(n));
-        if (final) tp(d + 1) = sum;
-      });
-  Index nnz = 0;
-  Kokkos::deep_copy(nnz, Kokkos::subview(tp, 2 * nn));
-  BsT_.cols = IndexView("fegpu::wellbore::BsT_cols", nnz);
-  BsT_.values = RealView("fegpu::wellbore::BsT_values", nnz);
   const auto tc = BsT_.cols;
   const auto tv = BsT_.values;
   Kokkos::parallel_for(
