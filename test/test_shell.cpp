@@ -152,6 +152,30 @@ TEST(ShellElement, PatchTestsMembraneAndBending) {
   EXPECT_LT(bending, 1e-9);
 }
 
+TEST(ShellElement, DirectorRotationMatchesRodrigues) {
+  // rotate() takes its coefficients from Taylor series below |theta| = 0.1 and from sine and
+  // cosine above. Against the rotation matrix of the axis and angle in long double, on both sides
+  // of the switch and at the step sizes of a run (1e-9 to 1e-3): a few units of round-off.
+  const Vec3 d = (1.0 / std::sqrt(14.0)) * Vec3{1, 2, 3};
+  const Vec3 normal = cross(d, Vec3{0.3, -0.4, 0.2}), axis = (1.0 / norm(normal)) * normal; // unit, perpendicular to d
+  double worst = 0;
+  for (double t : {1e-9, 1e-6, 1e-3, 0.03, 0.0999, 0.1001, 0.5, 2.0}) {
+    const Vec3 r = rotate(d, t * axis);
+    const long double c = std::cos(static_cast<long double>(t)), sn = std::sin(static_cast<long double>(t));
+    const long double k[3] = {axis.x, axis.y, axis.z}, v[3] = {d.x, d.y, d.z};
+    const long double kv = k[0] * v[0] + k[1] * v[1] + k[2] * v[2];
+    const long double kxv[3] = {k[1] * v[2] - k[2] * v[1], k[2] * v[0] - k[0] * v[2], k[0] * v[1] - k[1] * v[0]};
+    const double got[3] = {r.x, r.y, r.z};
+    for (int i = 0; i < 3; ++i) {
+      const long double ref = c * v[i] + sn * kxv[i] + (1 - c) * kv * k[i];
+      worst = std::max(worst, static_cast<double>(std::abs(got[i] - ref)));
+    }
+    EXPECT_NEAR(norm(r), 1.0, 4e-16) << t;
+  }
+  std::printf("director rotation: largest difference from the long-double rotation %.2e\n", worst);
+  EXPECT_LT(worst, 1e-15);
+}
+
 TEST(ShellElement, RigidMotionsHaveNoStrain) {
   // A curved panel (a quarter cylinder) moved by a large rotation and a translation.
   const HostMesh h = generate_cylinder(6, 4, 2.0, 3.0, 90.0);
