@@ -227,7 +227,6 @@ ElasticModel::ElasticModel(const HostMesh &mesh, Config config) : host_mesh_(mes
       mesh_.type == ElementType::Tri3 ? kernels::min_jacobian<3>(mesh_) : kernels::min_jacobian<6>(mesh_);
   if (!(min_det > 0)) throw InputError("the mesh has an inverted or degenerate element (det J <= 0)");
 
-  original_nodes_ = mesh_.num_nodes();
   original_gid_ = mesh_.node_gid;
   for (const auto &ns : mesh_.node_sets)
     original_node_sets_.push_back(ns.nodes);
@@ -252,7 +251,7 @@ void ElasticModel::set_topology(const ConnView &elem2node, const CoordView &coor
   mesh_.coords = coords;
   mesh_.node_gid = kernels::split_node_ids(original_gid_, origin);
   for (std::size_t k = 0; k < mesh_.node_sets.size(); ++k)
-    mesh_.node_sets[k].nodes = kernels::grow_node_set(original_node_sets_[k], origin, original_nodes_);
+    mesh_.node_sets[k].nodes = kernels::grow_node_set(original_node_sets_[k], origin, original_nodes());
   compute_mass();
 }
 

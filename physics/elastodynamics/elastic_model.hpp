@@ -70,7 +70,7 @@ public:
   std::vector<LoadPattern> loads() const override;
   void initial_state(const DofView &u, const DofView &v) const override;
   void add_internal_force(const DofView &u, const DofView &f) override;
-  HostMesh output_mesh() const override { return mesh_.num_nodes() == original_nodes_ ? host_mesh_ : download(mesh_); }
+  HostMesh output_mesh() const override { return mesh_.num_nodes() == original_nodes() ? host_mesh_ : download(mesh_); }
   ExodusVariables output_variables() const override;
   void fill_output(const DofView &u, const DofView &v, const DofView &a, std::vector<std::vector<double>> &nodal,
                    std::vector<std::vector<double>> &element, std::vector<double> &global) override;
@@ -102,8 +102,8 @@ private:
   std::vector<Index> elem_material_h_;
   DofView mass_;
   std::vector<IndexView> original_node_sets_;
-  Index original_nodes_ = 0;
   GlobalIdView original_gid_; // (input node): its global id
+  Index original_nodes() const { return static_cast<Index>(original_gid_.extent(0)); }
   void compute_mass();
 };
 

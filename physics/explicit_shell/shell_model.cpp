@@ -26,11 +26,7 @@ template <class Functor>
 void step_reduce(const char *label, Index n, const Functor &k, const Kokkos::View<EnergySums, MemSpace> &sums) {
   constexpr Index kSmall = 65536;
   if (n < kSmall)
-    Kokkos::parallel_reduce(
-        label,
-        Kokkos::Experimental::require(Kokkos::RangePolicy<ExecSpace, Kokkos::LaunchBounds<64, 1>>(0, n),
-                                      Kokkos::Experimental::WorkItemProperty::HintLightWeight),
-        k, sums);
+    Kokkos::parallel_reduce(label, range_in_blocks<64>(0, n), k, sums);
   else
     Kokkos::parallel_reduce(label, range(0, n), k, sums);
 }

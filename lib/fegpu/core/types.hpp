@@ -42,4 +42,11 @@ inline auto range(Index begin, Index end) {
                                        Kokkos::Experimental::WorkItemProperty::HintLightWeight);
 }
 
+/// The same in blocks of at most `Block` threads on a GPU (a small launch of long per-thread work
+/// then spreads over more multiprocessors than in Kokkos' own, larger blocks).
+template <int Block> inline auto range_in_blocks(Index begin, Index end) {
+  return Kokkos::Experimental::require(Kokkos::RangePolicy<ExecSpace, Kokkos::LaunchBounds<Block, 1>>(begin, end),
+                                       Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+}
+
 } // namespace fegpu
