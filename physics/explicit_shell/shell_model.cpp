@@ -16,19 +16,25 @@ namespace fegpu::shell {
 
 namespace {
 
-/// Launches a time-loop kernel over [0, n) reducing into `sums`. Every thread works through a long
-/// chain of dependent double-precision arithmetic (a MITC4 element or a node's update), so a small
-/// launch is latency-bound: Kokkos' blocks of 128 to 256 threads leave most multiprocessors idle
-/// (the 12,500-element plate's node update ran as 50 blocks on 132), while blocks of 64 spread it.
+/// Launches a time-loop kernel over [0, n). Every thread works through a long chain of dependent
+/// double-precision arithmetic (a MITC4 element or a node's update), so a small launch is
+/// latency-bound: Kokkos' blocks of 128 to 256 threads leave most multiprocessors idle (the
+/// 12,500-element plate's node update ran as 50 blocks on 132), while blocks of 64 spread it.
 /// H100, plate, standard scheme with atomics: 23.3 -> 21.4 us a step; on the 3.28M-element
 /// cylinder the same blocks cost 5%, so large launches keep Kokkos' choice.
-template <class Functor>
-void step_reduce(const char *label, Index n, const Functor &k, const Kokkos::View<EnergySums, MemSpace> &sums) {
+template <class Functor> void step_for(const char *label, Index n, const Functor &k) {
   constexpr Index kSmall = 65536;
   if (n < kSmall)
-    Kokkos::parallel_reduce(label, range_in_blocks<64>(0, n), k, sums);
+    Kokkos::parallel_for(label, range_in_blocks<64>(0, n), k);
   else
-    Kokkos::parallel_reduce(label, range(0, n), k, sums);
+    Kokkos::parallel_for(label, range(0, n), k);
+}
+
+/// Sums the energy terms of `k(i, sums)` over [0, n) (energies(), not the time loop).
+template <class Functor> EnergySums sum_energies(const char *label, Index n, const Functor &k) {
+  EnergySums s;
+  Kokkos::parallel_reduce(label, range(0, n), k, s);
+  return s;
 }
 
 // Constraint code of a node: bits 0-2 translation x, y, z prescribed; bits 3-4 rotation mode
@@ -45,11 +51,16 @@ KOKKOS_FORCEINLINE_FUNCTION void store(const CoordView &v, Index i, Vec3 a) {
 KOKKOS_FORCEINLINE_FUNCTION double &comp(Vec3 &a, int i) { return i == 0 ? a.x : (i == 1 ? a.y : a.z); }
 KOKKOS_FORCEINLINE_FUNCTION double comp(const Vec3 &a, int i) { return i == 0 ? a.x : (i == 1 ? a.y : a.z); }
 
+/// A node's energy terms at t(n), found by its step: the kinetic energy, and the damping and
+/// reaction work over [t(n-1/2), t(n)] (close) and [t(n), t(n+1/2)] (open).
+struct NodeEnergy {
+  double kinetic = 0, damping_close = 0, damping_open = 0, reaction_close = 0, reaction_open = 0;
+};
+
 /// One node's (or copy's) step: from the net force f and moment at t(n) to v(n+1/2), w(n+1/2),
-/// x(n+1), d(n+1); adds the node's energy terms when `count` (each node once).
+/// x(n+1), d(n+1), and its energy terms.
 KOKKOS_INLINE_FUNCTION void advance(Vec3 &x, Vec3 &d, Vec3 &v, Vec3 &w, Vec3 f, Vec3 mom, double mt, double mr,
-                                    int code, Vec3 X, const StepParams &p, const CoordView &axes, bool count,
-                                    EnergySums &e) {
+                                    int code, Vec3 X, const StepParams &p, const CoordView &axes, NodeEnergy &e) {
   const double h1 = p.first_half, h2 = 0.5 * p.dt, c = p.alpha;
   // m a + c m (v(n-1/2) + h1 a) = f
   const Vec3 a = (1.0 / (mt * (1 + c * h1))) * (f - (c * mt) * v);
@@ -75,24 +86,23 @@ KOKKOS_INLINE_FUNCTION void advance(Vec3 &x, Vec3 &d, Vec3 &v, Vec3 &w, Vec3 f, 
     }
   }
   wh = wh - dot(wh, d) * d;
-  if (count) {
-    // v(n) from the motion actually taken (it differs from the free one on prescribed dofs).
-    const double r = h1 / (h1 + h2);
-    const Vec3 vn = v + r * (vh - v), wn = w + r * (wh - w);
-    e.kinetic += 0.5 * (mt * dot(vn, vn) + mr * dot(wn, wn));
-    // The damping force c m v(n) works over [t(n-1/2), t(n+1/2)]: the closing half belongs to the
-    // interval that ends now, the opening half to the next one.
-    const double close = h1 > 0 ? p.dt : 0.0;
-    e.damping_close += 0.5 * c * close * (mt * dot(vn, v) + mr * dot(wn, w));
-    e.damping_open += 0.5 * c * p.dt * (mt * dot(vn, vh) + mr * dot(wn, wh));
-    if (code & 7) { // reactions on prescribed translations: m a + c m v(n) - f
-      const Vec3 react = (mt / (h1 + h2)) * (vh - v) + (c * mt) * vn - f;
-      for (int i = 0; i < 3; ++i)
-        if ((code >> i) & 1) {
-          e.reaction_close += 0.5 * close * comp(react, i) * comp(v, i);
-          e.reaction_open += 0.5 * p.dt * comp(react, i) * comp(vh, i);
-        }
-    }
+  // v(n) from the motion actually taken (it differs from the free one on prescribed dofs).
+  const double r = h1 / (h1 + h2);
+  const Vec3 vn = v + r * (vh - v), wn = w + r * (wh - w);
+  e.kinetic = 0.5 * (mt * dot(vn, vn) + mr * dot(wn, wn));
+  // The damping force c m v(n) works over [t(n-1/2), t(n+1/2)]: the closing half ends at t(n).
+  const double close = h1 > 0 ? p.dt : 0.0;
+  if (c > 0) {
+    e.damping_close = 0.5 * c * close * (mt * dot(vn, v) + mr * dot(wn, w));
+    e.damping_open = 0.5 * c * p.dt * (mt * dot(vn, vh) + mr * dot(wn, wh));
+  }
+  if (code & 7) { // reactions on prescribed translations: m a + c m v(n) - f
+    const Vec3 react = (mt / (h1 + h2)) * (vh - v) + (c * mt) * vn - f;
+    for (int i = 0; i < 3; ++i)
+      if ((code >> i) & 1) {
+        e.reaction_close += 0.5 * close * comp(react, i) * comp(v, i);
+        e.reaction_open += 0.5 * p.dt * comp(react, i) * comp(vh, i);
+      }
   }
   v = vh;
   w = wh;
@@ -103,24 +113,23 @@ KOKKOS_INLINE_FUNCTION void advance(Vec3 &x, Vec3 &d, Vec3 &v, Vec3 &w, Vec3 f, 
 struct SumsReducer {
   using value_type = EnergySums;
   KOKKOS_INLINE_FUNCTION static void join(EnergySums &a, const EnergySums &b) {
-    a.kinetic += b.kinetic, a.strain += b.strain, a.work += b.work;
-    a.damping_open += b.damping_open, a.damping_close += b.damping_close;
-    a.reaction_open += b.reaction_open, a.reaction_close += b.reaction_close;
+    a.kinetic += b.kinetic, a.strain += b.strain, a.work += b.work, a.damping += b.damping, a.reaction += b.reaction;
   }
   KOKKOS_INLINE_FUNCTION static void init(EnergySums &a) { a = EnergySums{}; }
 };
 
-/// The end of a node update (both schemes): the energies at t(n) become current.
-KOKKOS_INLINE_FUNCTION void close_node_update(EnergyTotals &t, const EnergySums &s, bool first) {
-  t.kinetic = s.kinetic;
-  t.strain = t.strain_next;
-  t.strain_next = 0;
-  t.external += t.work_pending + t.reaction_open + s.reaction_close;
-  t.work_pending = 0;
-  t.reaction_open = s.reaction_open;
-  t.damping += t.damping_open + s.damping_close;
-  t.damping_open = s.damping_open;
-  if (first) t.initial = t.kinetic + t.strain;
+using NodeWork = Kokkos::View<double *[2], Kokkos::LayoutLeft, MemSpace>;
+
+/// Time loop: a node's damping and reaction work over [t(n-1/2), t(n+1/2)] added to its integrals
+/// (only where there is any). energies(): its terms at t(n) from the integrals to t(n-1/2).
+KOKKOS_INLINE_FUNCTION void integrate(const NodeWork &work, Index i, const NodeEnergy &e, double alpha, int code) {
+  if (alpha > 0) work(i, 0) += e.damping_close + e.damping_open;
+  if (code & 7) work(i, 1) += e.reaction_close + e.reaction_open;
+}
+KOKKOS_INLINE_FUNCTION void measure(const NodeWork &work, Index i, const NodeEnergy &e, EnergySums &s) {
+  s.kinetic += e.kinetic;
+  s.damping += work(i, 0) + e.damping_close;
+  s.reaction += work(i, 1) + e.reaction_close;
 }
 
 /// Element e's internal and pressure forces at the given geometry; adds them (f_ext - f_int and
@@ -151,17 +160,17 @@ KOKKOS_INLINE_FUNCTION double element_forces(const Vec3 x[4], const Vec3 d[4], c
 
 // ---- standard scheme ----
 
-template <bool Atomic> struct StandardElements : SumsReducer {
+template <bool Atomic> struct StandardElements {
   ConnView conn;
   IndexView elems; // colour lists (coloured launches) or empty
   Index offset = 0;
   CoordView X, D, x, d, v, f, m;
+  RealView work; // (element) pressure work
   Section s;
   bool follower = false, with_work = false;
   StepParams p;
-  Kokkos::View<EnergyTotals, MemSpace> totals;
 
-  KOKKOS_INLINE_FUNCTION void operator()(Index i, EnergySums &e) const {
+  KOKKOS_INLINE_FUNCTION void operator()(Index i) const {
     const Index el = elems.extent(0) ? elems(offset + i) : i;
     Vec3 xe[4], de[4], Xe[4], De[4], old[4];
     Index n[4];
@@ -170,104 +179,132 @@ template <bool Atomic> struct StandardElements : SumsReducer {
       xe[k] = load(x, n[k]), de[k] = load(d, n[k]), Xe[k] = load(X, n[k]), De[k] = load(D, n[k]);
       if (with_work) old[k] = xe[k] - p.dt * load(v, n[k]);
     }
-    e.strain += element_forces(xe, de, Xe, De, s, follower, p, with_work ? old : nullptr, e.work,
-                               [&](int k, Vec3 force, Vec3 moment) {
-                                 if constexpr (Atomic) {
-                                   Kokkos::atomic_add(&f(n[k], 0), force.x), Kokkos::atomic_add(&f(n[k], 1), force.y);
-                                   Kokkos::atomic_add(&f(n[k], 2), force.z);
-                                   Kokkos::atomic_add(&m(n[k], 0), moment.x), Kokkos::atomic_add(&m(n[k], 1), moment.y);
-                                   Kokkos::atomic_add(&m(n[k], 2), moment.z);
-                                 } else {
-                                   store(f, n[k], load(f, n[k]) + force), store(m, n[k], load(m, n[k]) + moment);
-                                 }
-                               });
-  }
-  KOKKOS_INLINE_FUNCTION void final(EnergySums &e) const {
-    totals().strain_next += e.strain;
-    totals().work_pending += e.work;
+    double w = 0;
+    element_forces(xe, de, Xe, De, s, follower, p, with_work ? old : nullptr, w, [&](int k, Vec3 force, Vec3 moment) {
+      if constexpr (Atomic) {
+        Kokkos::atomic_add(&f(n[k], 0), force.x), Kokkos::atomic_add(&f(n[k], 1), force.y);
+        Kokkos::atomic_add(&f(n[k], 2), force.z);
+        Kokkos::atomic_add(&m(n[k], 0), moment.x), Kokkos::atomic_add(&m(n[k], 1), moment.y);
+        Kokkos::atomic_add(&m(n[k], 2), moment.z);
+      } else {
+        store(f, n[k], load(f, n[k]) + force), store(m, n[k], load(m, n[k]) + moment);
+      }
+    });
+    if (with_work) work(el) += w;
   }
 };
 
+/// The standard scheme's node update (parallel_for) and, for energies(), the same update of every
+/// node without storing it, summing its energy terms (parallel_reduce).
 struct StandardNodes : SumsReducer {
   CoordView X, x, d, v, w, f, m, axes;
   RealView mass, rotary;
   IndexView code;
+  NodeWork work;
   StepParams p;
-  Kokkos::View<EnergyTotals, MemSpace> totals;
 
-  KOKKOS_INLINE_FUNCTION void operator()(Index n, EnergySums &e) const {
+  KOKKOS_INLINE_FUNCTION void operator()(Index n) const {
     Vec3 xn = load(x, n), dn = load(d, n), vn = load(v, n), wn = load(w, n);
-    advance(xn, dn, vn, wn, load(f, n), load(m, n), mass(n), rotary(n), code(n), load(X, n), p, axes, true, e);
+    NodeEnergy e;
+    advance(xn, dn, vn, wn, load(f, n), load(m, n), mass(n), rotary(n), code(n), load(X, n), p, axes, e);
+    integrate(work, n, e, p.alpha, code(n));
     store(x, n, xn), store(d, n, dn), store(v, n, vn), store(w, n, wn);
     store(f, n, Vec3{}), store(m, n, Vec3{});
   }
-  KOKKOS_INLINE_FUNCTION void final(EnergySums &e) const { close_node_update(totals(), e, p.first_half == 0); }
+  KOKKOS_INLINE_FUNCTION void operator()(Index n, EnergySums &s) const {
+    Vec3 xn = load(x, n), dn = load(d, n), vn = load(v, n), wn = load(w, n);
+    NodeEnergy e;
+    advance(xn, dn, vn, wn, load(f, n), load(m, n), mass(n), rotary(n), code(n), load(X, n), p, axes, e);
+    measure(work, n, e, s);
+  }
 };
 
 // ---- element-local scheme ----
 
+/// One kernel per step over elements (parallel_for); for energies(), the node update of each
+/// node's first copy without storing it (parallel_reduce over copies).
 struct LocalStep : SumsReducer {
   Index ne = 0;
   int num_peers = 0;
   CoordView X, D, x, d, v, w, f_in, m_in, f_out, m_out, axes;
-  RealView mass, rotary;
+  RealView mass, rotary, work; // work: (element) pressure work
   IndexView code;
+  NodeWork node_work; // (copy): the first copy's integrals
   Kokkos::View<Index **, Kokkos::LayoutLeft, MemSpace> peers;
   Section s;
   bool follower = false, update = true, with_work = false;
   StepParams p;
-  Kokkos::View<EnergyTotals, MemSpace> totals;
 
-  KOKKOS_INLINE_FUNCTION void operator()(Index e, EnergySums &sum) const {
+  /// Copy c's step from its state (x, d in; v, w loaded): the force on its node at t(n) is every
+  /// copy's contribution of the previous step, in the same (ascending) order in every copy.
+  KOKKOS_INLINE_FUNCTION void advance_copy(Index c, Vec3 &x_c, Vec3 &d_c, Vec3 &v_c, Vec3 &w_c, NodeEnergy &e) const {
+    Vec3 fsum, msum;
+    for (int j = 0; j < num_peers; ++j) {
+      const Index q = peers(c, j);
+      if (q < 0) break;
+      fsum += load(f_in, q), msum += load(m_in, q);
+    }
+    v_c = load(v, c), w_c = load(w, c);
+    advance(x_c, d_c, v_c, w_c, fsum, msum, mass(c), rotary(c), code(c), load(X, c), p, axes, e);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(Index e) const {
     Vec3 xe[4], de[4], Xe[4], De[4], old[4];
     for (int k = 0; k < 4; ++k) {
       const Index c = k * ne + e;
       xe[k] = load(x, c), de[k] = load(d, c);
       Xe[k] = load(X, c), De[k] = load(D, c);
       if (!update) continue;
-      // The force on this node at t(n): every copy's contribution of the previous step, in the
-      // same (ascending) order in every copy.
-      Vec3 fsum, msum;
-      for (int j = 0; j < num_peers; ++j) {
-        const Index q = peers(c, j);
-        if (q < 0) break;
-        fsum += load(f_in, q), msum += load(m_in, q);
-      }
       old[k] = xe[k];
-      Vec3 vk = load(v, c), wk = load(w, c);
-      advance(xe[k], de[k], vk, wk, fsum, msum, mass(c), rotary(c), code(c), Xe[k], p, axes, peers(c, 0) == c, sum);
+      Vec3 vk, wk;
+      NodeEnergy en;
+      advance_copy(c, xe[k], de[k], vk, wk, en);
+      if (peers(c, 0) == c) integrate(node_work, c, en, p.alpha, code(c));
       store(x, c, xe[k]), store(d, c, de[k]), store(v, c, vk), store(w, c, wk);
     }
-    sum.strain += element_forces(
-        xe, de, Xe, De, s, follower, p, with_work ? old : nullptr, sum.work,
-        [&](int k, Vec3 force, Vec3 moment) { store(f_out, k * ne + e, force), store(m_out, k * ne + e, moment); });
+    double wk = 0;
+    element_forces(xe, de, Xe, De, s, follower, p, with_work ? old : nullptr, wk, [&](int k, Vec3 force, Vec3 moment) {
+      store(f_out, k * ne + e, force), store(m_out, k * ne + e, moment);
+    });
+    if (with_work) work(e) += wk;
   }
-  KOKKOS_INLINE_FUNCTION void final(EnergySums &e) const {
-    EnergyTotals &t = totals();
-    if (update) close_node_update(t, e, p.first_half == 0);
-    t.strain_next = e.strain;
-    t.work_pending = e.work;
+  KOKKOS_INLINE_FUNCTION void operator()(Index c, EnergySums &sum) const {
+    if (peers(c, 0) != c) return;
+    Vec3 xc = load(x, c), dc = load(d, c), vc, wc;
+    NodeEnergy e;
+    advance_copy(c, xc, dc, vc, wc, e);
+    measure(node_work, c, e, sum);
   }
 };
 
-/// Nodal loads f(t) * value added to their node (or owner copy), with their work over the step.
-struct NodalLoads : SumsReducer {
+/// Nodal loads f(t) * value added to their node (or first copy), with their work over the step.
+struct NodalLoads {
   IndexView target, index;
   CoordView value, f, v;
+  RealView work; // (entry)
   double scale_old[kMaxLoads] = {}, scale_new[kMaxLoads] = {};
   double dt = 0;
   bool with_work = false;
-  Kokkos::View<EnergyTotals, MemSpace> totals;
-  KOKKOS_INLINE_FUNCTION void operator()(Index i, EnergySums &e) const {
+  KOKKOS_INLINE_FUNCTION void operator()(Index i) const {
     const Index t = target(i);
     const Vec3 val = load(value, i);
     const double sn = scale_new[index(i)];
     Kokkos::atomic_add(&f(t, 0), sn * val.x), Kokkos::atomic_add(&f(t, 1), sn * val.y);
     Kokkos::atomic_add(&f(t, 2), sn * val.z);
-    if (with_work) e.work += 0.5 * (scale_old[index(i)] + sn) * dt * dot(val, load(v, t));
+    if (with_work) work(i) += 0.5 * (scale_old[index(i)] + sn) * dt * dot(val, load(v, t));
   }
-  KOKKOS_INLINE_FUNCTION void final(EnergySums &e) const { totals().work_pending += e.work; }
 };
+
+bool follower_pressure(const Config &c) {
+  for (const LoadSpec &l : c.loads)
+    if (l.kind == LoadSpec::Pressure) return l.follower;
+  return false;
+}
+bool has_pressure(const Config &c) {
+  for (const LoadSpec &l : c.loads)
+    if (l.kind == LoadSpec::Pressure) return true;
+  return false;
+}
 
 } // namespace
 
@@ -282,8 +319,6 @@ ShellModel::ShellModel(const HostMesh &mesh, Config config) : host_mesh_(mesh), 
   const Material &mat = config_.material;
   section_ = Section::make(mat.youngs_modulus, mat.poissons_ratio, mat.thickness, mat.shear_factor);
   mesh_ = upload(mesh);
-  totals_ = Kokkos::View<EnergyTotals, MemSpace>("fegpu::shell::energy_totals");
-  scratch_ = Kokkos::View<EnergySums, MemSpace>("fegpu::shell::energy_scratch");
   setup_nodes();
   setup_constraints();
   setup_loads();
@@ -293,6 +328,10 @@ ShellModel::ShellModel(const HostMesh &mesh, Config config) : host_mesh_(mesh), 
   } else {
     setup_element_local();
   }
+  const bool local = config_.scheme == Scheme::ElementLocal;
+  node_work_ = decltype(node_work_)("fegpu::shell::node_work", local ? 4 * mesh_.num_elems() : mesh_.num_nodes());
+  element_work_ = RealView("fegpu::shell::element_work", has_pressure(config_) ? mesh_.num_elems() : 0);
+  load_work_ = RealView("fegpu::shell::load_work", load_node_.extent(0));
 }
 
 void ShellModel::setup_nodes() {
@@ -354,12 +393,9 @@ void ShellModel::setup_nodes() {
   Kokkos::deep_copy(x_, X_);
   Kokkos::deep_copy(d_, D_);
   const auto v = v_;
-  const auto iv = config_.initial_velocity;
+  const Vec3 iv{config_.initial_velocity[0], config_.initial_velocity[1], config_.initial_velocity[2]};
   Kokkos::parallel_for(
-      "fegpu::shell::initial_velocity", range(0, nn), KOKKOS_LAMBDA(Index n) {
-        for (int i = 0; i < 3; ++i)
-          v(n, i) = iv[i];
-      });
+      "fegpu::shell::initial_velocity", range(0, nn), KOKKOS_LAMBDA(Index n) { store(v, n, iv); });
 }
 
 void ShellModel::setup_constraints() {
@@ -618,7 +654,7 @@ double ShellModel::bytes_per_element() const {
       add(*v);
     add(c.mass), add(c.rotary), add(c.code), add(c.peers);
   }
-  add(load_node_), add(load_index_), add(load_value_);
+  add(load_node_), add(load_index_), add(load_value_), add(node_work_), add(element_work_), add(load_work_);
   return bytes / mesh_.num_elems();
 }
 
@@ -643,42 +679,41 @@ StepParams ShellModel::params() const {
   return p;
 }
 
-namespace {
-bool follower_pressure(const Config &c) {
-  for (const LoadSpec &l : c.loads)
-    if (l.kind == LoadSpec::Pressure) return l.follower;
-  return false;
-}
-bool has_pressure(const Config &c) {
-  for (const LoadSpec &l : c.loads)
-    if (l.kind == LoadSpec::Pressure) return true;
-  return false;
-}
-} // namespace
-
-void ShellModel::forces_standard(const StepParams &p) {
-  const bool atomic = config_.scatter == Scatter::Atomic;
-  const auto fill = [&](auto &k) {
+template <class Kernel> Kernel ShellModel::kernel(const StepParams &p) const {
+  Kernel k;
+  k.p = p;
+  if constexpr (std::is_same_v<Kernel, StandardNodes>) {
+    k.X = X_, k.x = x_, k.d = d_, k.v = v_, k.w = w_, k.f = f_, k.m = m_;
+    k.axes = axes_, k.mass = mass_, k.rotary = rotary_, k.code = code_, k.work = node_work_;
+  } else if constexpr (std::is_same_v<Kernel, LocalStep>) {
+    const Copies &c = copies_;
+    k.ne = mesh_.num_elems(), k.num_peers = static_cast<int>(c.peers.extent(1));
+    k.X = c.X, k.D = c.D, k.x = c.x, k.d = c.d, k.v = c.v, k.w = c.w, k.axes = axes_;
+    k.f_in = c.f[c.current], k.m_in = c.m[c.current], k.f_out = c.f[1 - c.current], k.m_out = c.m[1 - c.current];
+    k.mass = c.mass, k.rotary = c.rotary, k.work = element_work_, k.code = c.code, k.node_work = node_work_;
+    k.peers = c.peers;
+    k.s = section_, k.follower = follower_pressure(config_), k.with_work = has_pressure(config_);
+  } else {
     k.conn = mesh_.elem2node;
-    k.X = X_, k.D = D_, k.x = x_, k.d = d_, k.v = v_, k.f = f_, k.m = m_;
-    k.s = section_;
-    k.follower = follower_pressure(config_);
-    k.with_work = steps_ > 0 && has_pressure(config_);
-    k.p = p;
-    k.totals = totals_;
-  };
-  if (atomic) {
-    StandardElements<true> k;
-    fill(k);
-    step_reduce("fegpu::shell::element_forces", mesh_.num_elems(), k, scratch_);
+    k.X = X_, k.D = D_, k.x = x_, k.d = d_, k.v = v_, k.f = f_, k.m = m_, k.work = element_work_;
+    k.s = section_, k.follower = follower_pressure(config_), k.with_work = has_pressure(config_);
+  }
+  return k;
+}
+
+void ShellModel::forces_standard(const StepParams &p, bool with_work) {
+  if (config_.scatter == Scatter::Atomic) {
+    auto k = kernel<StandardElements<true>>(p);
+    k.with_work = k.with_work && with_work;
+    step_for("fegpu::shell::element_forces", mesh_.num_elems(), k);
     return;
   }
-  StandardElements<false> k;
-  fill(k);
+  auto k = kernel<StandardElements<false>>(p);
+  k.with_work = k.with_work && with_work;
   k.elems = coloring_.color2elem.indices;
   for (int c = 0; c < coloring_.num_colors; ++c) {
     k.offset = coloring_.offsets_h[c];
-    step_reduce("fegpu::shell::element_forces", coloring_.size(c), k, scratch_);
+    step_for("fegpu::shell::element_forces", coloring_.size(c), k);
   }
 }
 
@@ -686,7 +721,7 @@ void ShellModel::apply_nodal_loads() {
   const Index n = static_cast<Index>(load_node_.extent(0));
   if (n == 0) return;
   NodalLoads k;
-  k.target = load_node_, k.index = load_index_, k.value = load_value_;
+  k.target = load_node_, k.index = load_index_, k.value = load_value_, k.work = load_work_;
   const bool local = config_.scheme == Scheme::ElementLocal;
   k.f = local ? copies_.f[copies_.current] : f_;
   k.v = local ? copies_.v : v_;
@@ -696,8 +731,7 @@ void ShellModel::apply_nodal_loads() {
     k.scale_old[l] = config_.loads[l].function.value(time_ - (steps_ > 0 ? dt_ : 0.0));
     k.scale_new[l] = config_.loads[l].function.value(time_);
   }
-  k.totals = totals_;
-  step_reduce("fegpu::shell::nodal_loads", n, k, scratch_);
+  step_for("fegpu::shell::nodal_loads", n, k);
 }
 
 void ShellModel::start(double dt) {
@@ -705,60 +739,79 @@ void ShellModel::start(double dt) {
   dt_ = dt;
   time_ = 0;
   steps_ = 0;
-  Kokkos::deep_copy(totals_, EnergyTotals{});
+  Kokkos::deep_copy(node_work_, 0.0);
+  Kokkos::deep_copy(element_work_, 0.0);
+  Kokkos::deep_copy(load_work_, 0.0);
   StepParams p = params();
   p.pressure_old = p.pressure_new = 0;
   for (const LoadSpec &l : config_.loads)
     if (l.kind == LoadSpec::Pressure) p.pressure_new += l.pressure * l.function.value(0.0);
   if (config_.scheme == Scheme::Standard) {
-    forces_standard(p);
+    forces_standard(p, false);
   } else {
-    LocalStep k;
-    Copies &c = copies_;
-    k.ne = mesh_.num_elems(), k.num_peers = static_cast<int>(c.peers.extent(1));
-    k.X = c.X, k.D = c.D, k.x = c.x, k.d = c.d, k.v = c.v, k.w = c.w;
-    k.f_out = c.f[c.current], k.m_out = c.m[c.current], k.axes = axes_;
-    k.mass = c.mass, k.rotary = c.rotary, k.code = c.code, k.peers = c.peers;
-    k.s = section_, k.follower = follower_pressure(config_), k.update = false, k.p = p, k.totals = totals_;
-    step_reduce("fegpu::shell::initial_forces", mesh_.num_elems(), k, scratch_);
+    auto k = kernel<LocalStep>(p);
+    k.f_out = copies_.f[copies_.current], k.m_out = copies_.m[copies_.current];
+    k.update = false, k.with_work = false;
+    step_for("fegpu::shell::initial_forces", mesh_.num_elems(), k);
   }
   apply_nodal_loads();
+  initial_energy_ = 0;
+  const Energies e = energies();
+  initial_energy_ = e.kinetic + e.strain;
 }
 
 void ShellModel::step() {
   const StepParams p = params();
   if (config_.scheme == Scheme::Standard) {
-    StandardNodes nodes;
-    nodes.X = X_, nodes.x = x_, nodes.d = d_, nodes.v = v_, nodes.w = w_, nodes.f = f_, nodes.m = m_;
-    nodes.axes = axes_, nodes.mass = mass_, nodes.rotary = rotary_, nodes.code = code_, nodes.p = p;
-    nodes.totals = totals_;
-    step_reduce("fegpu::shell::node_update", mesh_.num_nodes(), nodes, scratch_);
+    step_for("fegpu::shell::node_update", mesh_.num_nodes(), kernel<StandardNodes>(p));
     time_ += dt_;
     ++steps_;
     apply_nodal_loads();
-    forces_standard(p);
+    forces_standard(p, true);
     return;
   }
-  Copies &c = copies_;
-  LocalStep k;
-  k.ne = mesh_.num_elems(), k.num_peers = static_cast<int>(c.peers.extent(1));
-  k.X = c.X, k.D = c.D, k.x = c.x, k.d = c.d, k.v = c.v, k.w = c.w, k.axes = axes_;
-  k.f_in = c.f[c.current], k.m_in = c.m[c.current], k.f_out = c.f[1 - c.current], k.m_out = c.m[1 - c.current];
-  k.mass = c.mass, k.rotary = c.rotary, k.code = c.code, k.peers = c.peers;
-  k.s = section_, k.follower = follower_pressure(config_), k.with_work = has_pressure(config_);
-  k.p = p, k.totals = totals_;
-  step_reduce("fegpu::shell::element_local_step", mesh_.num_elems(), k, scratch_);
-  c.current = 1 - c.current;
+  step_for("fegpu::shell::element_local_step", mesh_.num_elems(), kernel<LocalStep>(p));
+  copies_.current = 1 - copies_.current;
   time_ += dt_;
   ++steps_;
   apply_nodal_loads();
 }
 
 Energies ShellModel::energies() const {
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals_);
-  const EnergyTotals &t = h();
+  // The next node update's terms at t(n+1), as that update will find them, without taking it.
+  const StepParams p = params();
+  const bool local = config_.scheme == Scheme::ElementLocal;
+  const Index ne = mesh_.num_elems();
+  const EnergySums nodes =
+      local ? sum_energies("fegpu::shell::node_energies", 4 * ne, kernel<LocalStep>(p))
+            : sum_energies("fegpu::shell::node_energies", mesh_.num_nodes(), kernel<StandardNodes>(p));
+  double strain = 0, pressure_work = 0, load_work = 0;
+  const auto conn = mesh_.elem2node;
+  const auto X = X_, D = D_, x = local ? copies_.x : x_, d = local ? copies_.d : d_;
+  const Section s = section_;
+  Kokkos::parallel_reduce(
+      "fegpu::shell::strain_energy", range(0, ne),
+      KOKKOS_LAMBDA(Index e, double &sum) {
+        Vec3 xe[4], de[4], Xe[4], De[4], fx[4], fd[4];
+        for (int k = 0; k < 4; ++k) {
+          const Index n = conn(e, k), c = local ? k * ne + e : n;
+          xe[k] = load(x, c), de[k] = load(d, c), Xe[k] = load(X, n), De[k] = load(D, n);
+        }
+        sum += internal_forces(xe, de, Xe, De, s, fx, fd);
+      },
+      strain);
+  const auto sum_view = [](const RealView &v) {
+    double total = 0;
+    Kokkos::parallel_reduce(
+        "fegpu::shell::work", range(0, static_cast<Index>(v.extent(0))),
+        KOKKOS_LAMBDA(Index i, double &t) { t += v(i); }, total);
+    return total;
+  };
+  pressure_work = sum_view(element_work_);
+  load_work = sum_view(load_work_);
   Energies e;
-  e.kinetic = t.kinetic, e.strain = t.strain, e.external = t.external, e.damping = t.damping, e.initial = t.initial;
+  e.kinetic = nodes.kinetic, e.strain = strain, e.damping = nodes.damping, e.initial = initial_energy_;
+  e.external = pressure_work + load_work + nodes.reaction;
   return e;
 }
 

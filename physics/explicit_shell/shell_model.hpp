@@ -13,8 +13,10 @@
 ///    state, and one kernel per step gathers each copy's force from all the copies of that node
 ///    (previous step, double buffered), updates the copy and computes the element's new forces.
 ///    The copies of a node sum the same terms in the same order, so they stay bitwise equal.
-/// Energies (kinetic, strain, external work, damping work) are reduced on the device each step and
-/// read back only at output.
+/// The time loop reduces nothing (on the H100 a Kokkos reduction costs about 3 us of device time
+/// over a plain launch, and the 12,500-element plate's step is two launches): each node, element
+/// and nodal load integrates its own work (damping, reactions, pressure, loads) in place, and
+/// energies() reduces those integrals with the kinetic and strain energies at the current time.
 #include "fegpu/driver/config.hpp"
 #include "fegpu/driver/progress.hpp"
 #include "fegpu/driver/time_function.hpp"
@@ -71,15 +73,9 @@ struct Config {
   ColoringAlgorithm coloring = ColoringAlgorithm::JonesPlassmann;
 };
 
-/// Energy terms of one kernel, reduced on the device.
+/// Energy terms reduced on the device when energies() is called.
 struct EnergySums {
-  double kinetic = 0, strain = 0, work = 0, damping_open = 0, damping_close = 0, reaction_open = 0, reaction_close = 0;
-};
-
-/// Running energy totals on the device (see ShellModel::energies()).
-struct EnergyTotals {
-  double kinetic = 0, strain = 0, strain_next = 0, external = 0, work_pending = 0, damping = 0, damping_open = 0,
-         reaction_open = 0, initial = 0;
+  double kinetic = 0, strain = 0, work = 0, damping = 0, reaction = 0;
 };
 
 struct Energies {
@@ -122,6 +118,9 @@ public:
   double time() const { return time_; }
   long steps() const { return steps_; }
   double dt() const { return dt_; }
+  /// Energies at the current time t(n+1): kinetic energy of v(n+1) (the average of the half-step
+  /// velocities, the next step's taken without changing the state), strain energy of x(n+1), and
+  /// external and damping work up to t(n+1).
   Energies energies() const;
 
   /// Nodal state on the host: position - reference, rotation vector (from the reference director
@@ -141,7 +140,9 @@ public:
 
 private:
   StepParams params() const;
-  void forces_standard(const StepParams &p);
+  /// A time-loop kernel filled from the model's arrays (defined in shell_model.cpp).
+  template <class Kernel> Kernel kernel(const StepParams &p) const;
+  void forces_standard(const StepParams &p, bool with_work);
   void apply_nodal_loads();
 
   HostMesh host_mesh_;
@@ -178,8 +179,11 @@ private:
   } copies_;
   IndexView owner_copy_; // (node): the node's first copy
 
-  Kokkos::View<EnergyTotals, MemSpace> totals_;
-  Kokkos::View<EnergySums, MemSpace> scratch_;
+  // Work integrated in place by the time loop: (node or copy, 2) damping and reaction work to
+  // t(n+1/2); (element) pressure work to t(n+1); (load entry) nodal-load work to t(n+1).
+  Kokkos::View<double *[2], Kokkos::LayoutLeft, MemSpace> node_work_;
+  RealView element_work_, load_work_;
+  double initial_energy_ = 0; ///< kinetic + strain at t = 0
 };
 
 } // namespace fegpu::shell
