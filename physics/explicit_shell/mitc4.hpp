@@ -175,13 +175,15 @@ KOKKOS_INLINE_FUNCTION void pressure_forces(const Vec3 x[4], double p, Vec3 f[4]
   }
 }
 
-/// The director rotated by the rotation vector theta (perpendicular to d), by Rodrigues' formula
-///   R d = cos t d + (sin t / t) theta x d + ((1 - cos t) / t^2) (theta . d) theta,  t = |theta|,
-/// renormalised so round-off does not accumulate in |d|. A step's increment is small (t = dt |w|),
-/// and below t = 0.1 the three coefficients come from their Taylor series to t^8, which are exact
-/// to round-off there (the next terms are below 3e-17 of the first), cost no sine or cosine (a
-/// long chain of double-precision instructions in the node update), and keep 1 - cos t accurate
-/// where the difference would cancel.
+/// The unit director d rotated by the rotation vector theta (perpendicular to d), by Rodrigues'
+///   R d = cos t d + (sin t / t) theta x d + ((1 - cos t) / t^2) (theta . d) theta,  t = |theta|.
+/// A step's increment is small (t = dt |w|), and below t = 0.1 the three coefficients come from
+/// their Taylor series to t^8, which are exact to round-off there (the next terms are below 3e-17
+/// of the first), cost no sine or cosine (a long chain of double-precision instructions in the
+/// node update), and keep 1 - cos t accurate where the difference would cancel. The result is
+/// renormalised so round-off does not accumulate in |d|: |R d|^2 = 1 + delta with delta at
+/// round-off level, so one Newton step for 1 / sqrt, (3 - |R d|^2) / 2, is exact to O(delta^2)
+/// and costs no square root or division.
 KOKKOS_INLINE_FUNCTION Vec3 rotate(Vec3 d, Vec3 theta) {
   const double t2 = dot(theta, theta);
   if (t2 == 0) return d;
@@ -195,7 +197,7 @@ KOKKOS_INLINE_FUNCTION Vec3 rotate(Vec3 d, Vec3 theta) {
     c = Kokkos::cos(t), sa = Kokkos::sin(t) / t, cb = (1 - c) / t2;
   }
   const Vec3 r = c * d + sa * cross(theta, d) + (cb * dot(theta, d)) * theta;
-  return (1.0 / norm(r)) * r;
+  return (1.5 - 0.5 * dot(r, r)) * r;
 }
 
 } // namespace fegpu::shell

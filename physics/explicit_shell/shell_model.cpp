@@ -58,15 +58,16 @@ struct NodeEnergy {
 };
 
 /// One node's (or copy's) step: from the net force f and moment at t(n) to v(n+1/2), w(n+1/2),
-/// x(n+1), d(n+1), and its energy terms.
-KOKKOS_INLINE_FUNCTION void advance(Vec3 &x, Vec3 &d, Vec3 &v, Vec3 &w, Vec3 f, Vec3 mom, double mt, double mr,
+/// x(n+1), d(n+1), and its energy terms. im, ir: the inverse translational and rotary masses (the
+/// update divides by nothing: a double division is a long dependent chain on a GPU).
+KOKKOS_INLINE_FUNCTION void advance(Vec3 &x, Vec3 &d, Vec3 &v, Vec3 &w, Vec3 f, Vec3 mom, double im, double ir,
                                     int code, Vec3 X, const StepParams &p, const CoordView &axes, NodeEnergy &e) {
   const double h1 = p.first_half, h2 = 0.5 * p.dt, c = p.alpha;
   // m a + c m (v(n-1/2) + h1 a) = f
-  const Vec3 a = (1.0 / (mt * (1 + c * h1))) * (f - (c * mt) * v);
+  const Vec3 a = p.damp * (im * f - c * v);
   Vec3 vh = v + (h1 + h2) * a;
   mom = mom - dot(mom, d) * d;
-  const Vec3 al = (1.0 / (mr * (1 + c * h1))) * (mom - (c * mr) * w);
+  const Vec3 al = p.damp * (ir * mom - c * w);
   Vec3 wh = w + (h1 + h2) * al;
   if (code) {
     for (int i = 0; i < 3; ++i)
@@ -87,7 +88,7 @@ KOKKOS_INLINE_FUNCTION void advance(Vec3 &x, Vec3 &d, Vec3 &v, Vec3 &w, Vec3 f, 
   }
   wh = wh - dot(wh, d) * d;
   // v(n) from the motion actually taken (it differs from the free one on prescribed dofs).
-  const double r = h1 / (h1 + h2);
+  const double r = p.blend, mt = 1 / im, mr = 1 / ir; // the masses only in the energy terms
   const Vec3 vn = v + r * (vh - v), wn = w + r * (wh - w);
   e.kinetic = 0.5 * (mt * dot(vn, vn) + mr * dot(wn, wn));
   // The damping force c m v(n) works over [t(n-1/2), t(n+1/2)]: the closing half ends at t(n).
@@ -198,7 +199,8 @@ template <bool Atomic> struct StandardElements {
 /// node without storing it, summing its energy terms (parallel_reduce).
 struct StandardNodes : SumsReducer {
   CoordView X, x, d, v, w, f, m, axes;
-  RealView mass, rotary;
+  CoordView unit_pressure; // (node): fixed-direction pressure's force per unit pressure, or empty
+  RealView inv_mass, inv_rotary;
   IndexView code;
   NodeWork work;
   StepParams p;
@@ -206,15 +208,22 @@ struct StandardNodes : SumsReducer {
   KOKKOS_INLINE_FUNCTION void operator()(Index n) const {
     Vec3 xn = load(x, n), dn = load(d, n), vn = load(v, n), wn = load(w, n);
     NodeEnergy e;
-    advance(xn, dn, vn, wn, load(f, n), load(m, n), mass(n), rotary(n), code(n), load(X, n), p, axes, e);
+    advance(xn, dn, vn, wn, load(f, n), load(m, n), inv_mass(n), inv_rotary(n), code(n), load(X, n), p, axes, e);
     integrate(work, n, e, p.alpha, code(n));
     store(x, n, xn), store(d, n, dn), store(v, n, vn), store(w, n, wn);
-    store(f, n, Vec3{}), store(m, n, Vec3{});
+    // The next step's forces start from the fixed pressure at t(n+1), which does work over the step.
+    Vec3 f_next;
+    if (unit_pressure.extent(0)) {
+      const Vec3 u = load(unit_pressure, n);
+      f_next = p.pressure_new * u;
+      work(n, 1) += 0.5 * (p.pressure_old + p.pressure_new) * p.dt * dot(u, vn);
+    }
+    store(f, n, f_next), store(m, n, Vec3{});
   }
   KOKKOS_INLINE_FUNCTION void operator()(Index n, EnergySums &s) const {
     Vec3 xn = load(x, n), dn = load(d, n), vn = load(v, n), wn = load(w, n);
     NodeEnergy e;
-    advance(xn, dn, vn, wn, load(f, n), load(m, n), mass(n), rotary(n), code(n), load(X, n), p, axes, e);
+    advance(xn, dn, vn, wn, load(f, n), load(m, n), inv_mass(n), inv_rotary(n), code(n), load(X, n), p, axes, e);
     measure(work, n, e, s);
   }
 };
@@ -227,7 +236,7 @@ struct LocalStep : SumsReducer {
   Index ne = 0;
   int num_peers = 0;
   CoordView X, D, x, d, v, w, f_in, m_in, f_out, m_out, axes;
-  RealView mass, rotary, work; // work: (element) pressure work
+  RealView inv_mass, inv_rotary, work; // work: (element) pressure work
   IndexView code;
   NodeWork node_work; // (copy): the first copy's integrals
   Kokkos::View<Index **, Kokkos::LayoutLeft, MemSpace> peers;
@@ -245,7 +254,7 @@ struct LocalStep : SumsReducer {
       fsum += load(f_in, q), msum += load(m_in, q);
     }
     v_c = load(v, c), w_c = load(w, c);
-    advance(x_c, d_c, v_c, w_c, fsum, msum, mass(c), rotary(c), code(c), load(X, c), p, axes, e);
+    advance(x_c, d_c, v_c, w_c, fsum, msum, inv_mass(c), inv_rotary(c), code(c), load(X, c), p, axes, e);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(Index e) const {
@@ -330,7 +339,8 @@ ShellModel::ShellModel(const HostMesh &mesh, Config config) : host_mesh_(mesh), 
   }
   const bool local = config_.scheme == Scheme::ElementLocal;
   node_work_ = decltype(node_work_)("fegpu::shell::node_work", local ? 4 * mesh_.num_elems() : mesh_.num_nodes());
-  element_work_ = RealView("fegpu::shell::element_work", has_pressure(config_) ? mesh_.num_elems() : 0);
+  element_work_ = RealView("fegpu::shell::element_work",
+                           has_pressure(config_) && !unit_pressure_.extent(0) ? mesh_.num_elems() : 0);
   load_work_ = RealView("fegpu::shell::load_work", load_node_.extent(0));
 }
 
@@ -339,11 +349,11 @@ void ShellModel::setup_nodes() {
   const Index nn = mesh_.num_nodes(), ne = mesh_.num_elems();
   X_ = mesh_.coords;
   D_ = CoordView("fegpu::shell::D", nn);
-  mass_ = RealView("fegpu::shell::mass", nn);
-  rotary_ = RealView("fegpu::shell::rotary", nn);
+  inv_mass_ = RealView("fegpu::shell::inv_mass", nn);
+  inv_rotary_ = RealView("fegpu::shell::inv_rotary", nn);
   const auto X = X_, D = D_;
   const auto conn = mesh_.elem2node;
-  const auto mass = mass_, rotary = rotary_;
+  const auto mass = inv_mass_, rotary = inv_rotary_; // summed here, inverted below
   const double rho_h = config_.material.density * config_.material.thickness;
   const double h2 = config_.material.thickness * config_.material.thickness / 12.0;
   double dt_min = 0;
@@ -383,6 +393,7 @@ void ShellModel::setup_nodes() {
       "fegpu::shell::normalise_directors", range(0, nn), KOKKOS_LAMBDA(Index n) {
         const Vec3 a = load(D, n);
         store(D, n, (1.0 / norm(a)) * a);
+        mass(n) = 1 / mass(n), rotary(n) = 1 / rotary(n);
       });
   x_ = CoordView("fegpu::shell::x", nn);
   d_ = CoordView("fegpu::shell::d", nn);
@@ -551,9 +562,9 @@ void ShellModel::setup_loads() {
       break;
     }
     case LoadSpec::BodyForce: {
-      auto mass = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mass_);
+      auto inv_mass = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), inv_mass_);
       for (Index n = 0; n < nn; ++n)
-        push(n, mass(n));
+        push(n, 1 / inv_mass(n));
       break;
     }
     }
@@ -575,6 +586,23 @@ void ShellModel::setup_loads() {
   Kokkos::deep_copy(load_node_, nh);
   Kokkos::deep_copy(load_index_, ih);
   Kokkos::deep_copy(load_value_, vh);
+  // The standard scheme applies a fixed-direction pressure at the nodes: its consistent force is
+  // p(t) times a constant vector, so the element kernel does not recompute it every step.
+  if (config_.scheme != Scheme::Standard || pressure_follower != 0) return;
+  unit_pressure_ = CoordView("fegpu::shell::unit_pressure", nn);
+  const CoordView X = X_, u = unit_pressure_;
+  const auto conn = mesh_.elem2node;
+  Kokkos::parallel_for(
+      "fegpu::shell::unit_pressure", range(0, mesh_.num_elems()), KOKKOS_LAMBDA(Index e) {
+        Vec3 x[4], f[4];
+        for (int k = 0; k < 4; ++k)
+          x[k] = load(X, conn(e, k));
+        pressure_forces(x, 1.0, f);
+        for (int k = 0; k < 4; ++k) {
+          Kokkos::atomic_add(&u(conn(e, k), 0), f[k].x), Kokkos::atomic_add(&u(conn(e, k), 1), f[k].y);
+          Kokkos::atomic_add(&u(conn(e, k), 2), f[k].z);
+        }
+      });
 }
 
 void ShellModel::setup_element_local() {
@@ -599,14 +627,14 @@ void ShellModel::setup_element_local() {
     c.f[b] = CoordView("fegpu::shell::copy_f", nc);
     c.m[b] = CoordView("fegpu::shell::copy_m", nc);
   }
-  c.mass = RealView("fegpu::shell::copy_mass", nc);
-  c.rotary = RealView("fegpu::shell::copy_rotary", nc);
+  c.inv_mass = RealView("fegpu::shell::copy_inv_mass", nc);
+  c.inv_rotary = RealView("fegpu::shell::copy_inv_rotary", nc);
   c.code = IndexView("fegpu::shell::copy_code", nc);
   owner_copy_ = IndexView("fegpu::shell::owner_copy", nn);
   const auto idx = n2e.indices;
   const auto peers = c.peers;
   const IndexView code = c.code, code_n = code_, owner = owner_copy_;
-  const RealView cm = c.mass, cr = c.rotary, mass = mass_, rotary = rotary_;
+  const RealView cm = c.inv_mass, cr = c.inv_rotary, im = inv_mass_, ir = inv_rotary_;
   const CoordView dst[6] = {c.X, c.D, c.x, c.d, c.v, c.w};
   Kokkos::parallel_for(
       "fegpu::shell::build_copies", range(0, nc), KOKKOS_LAMBDA(Index cp) {
@@ -624,7 +652,7 @@ void ShellModel::setup_element_local() {
           peers(cp, j) = -1;
         if (peers(cp, 0) == cp) owner(n) = cp;
         code(cp) = code_n(n);
-        cm(cp) = mass(n), cr(cp) = rotary(n);
+        cm(cp) = im(n), cr(cp) = ir(n);
         for (int i = 0; i < 6; ++i)
           for (int q = 0; q < 3; ++q)
             dst[i](cp, q) = sources[i](n, q);
@@ -646,13 +674,13 @@ double ShellModel::bytes_per_element() const {
   if (config_.scheme == Scheme::Standard) {
     for (const CoordView *v : {&X_, &D_, &x_, &d_, &v_, &w_, &f_, &m_})
       add(*v);
-    add(mass_), add(rotary_), add(code_), add(mesh_.elem2node);
+    add(inv_mass_), add(inv_rotary_), add(code_), add(mesh_.elem2node), add(unit_pressure_);
     if (config_.scatter == Scatter::Coloring) add(coloring_.color2elem.indices);
   } else {
     const Copies &c = copies_;
     for (const CoordView *v : {&c.X, &c.D, &c.x, &c.d, &c.v, &c.w, &c.f[0], &c.f[1], &c.m[0], &c.m[1]})
       add(*v);
-    add(c.mass), add(c.rotary), add(c.code), add(c.peers);
+    add(c.inv_mass), add(c.inv_rotary), add(c.code), add(c.peers);
   }
   add(load_node_), add(load_index_), add(load_value_), add(node_work_), add(element_work_), add(load_work_);
   return bytes / mesh_.num_elems();
@@ -663,6 +691,8 @@ StepParams ShellModel::params() const {
   p.dt = dt_;
   p.first_half = steps_ == 0 ? 0.0 : 0.5 * dt_;
   p.alpha = config_.damping;
+  p.damp = 1 / (1 + p.alpha * p.first_half);
+  p.blend = p.first_half / (p.first_half + 0.5 * dt_);
   const double t_old = time_, t_new = time_ + dt_;
   for (const LoadSpec &l : config_.loads)
     if (l.kind == LoadSpec::Pressure) {
@@ -683,20 +713,22 @@ template <class Kernel> Kernel ShellModel::kernel(const StepParams &p) const {
   Kernel k;
   k.p = p;
   if constexpr (std::is_same_v<Kernel, StandardNodes>) {
-    k.X = X_, k.x = x_, k.d = d_, k.v = v_, k.w = w_, k.f = f_, k.m = m_;
-    k.axes = axes_, k.mass = mass_, k.rotary = rotary_, k.code = code_, k.work = node_work_;
+    k.X = X_, k.x = x_, k.d = d_, k.v = v_, k.w = w_, k.f = f_, k.m = m_, k.unit_pressure = unit_pressure_;
+    k.axes = axes_, k.inv_mass = inv_mass_, k.inv_rotary = inv_rotary_, k.code = code_, k.work = node_work_;
   } else if constexpr (std::is_same_v<Kernel, LocalStep>) {
     const Copies &c = copies_;
     k.ne = mesh_.num_elems(), k.num_peers = static_cast<int>(c.peers.extent(1));
     k.X = c.X, k.D = c.D, k.x = c.x, k.d = c.d, k.v = c.v, k.w = c.w, k.axes = axes_;
     k.f_in = c.f[c.current], k.m_in = c.m[c.current], k.f_out = c.f[1 - c.current], k.m_out = c.m[1 - c.current];
-    k.mass = c.mass, k.rotary = c.rotary, k.work = element_work_, k.code = c.code, k.node_work = node_work_;
+    k.inv_mass = c.inv_mass, k.inv_rotary = c.inv_rotary, k.work = element_work_, k.code = c.code,
+    k.node_work = node_work_;
     k.peers = c.peers;
     k.s = section_, k.follower = follower_pressure(config_), k.with_work = has_pressure(config_);
   } else {
     k.conn = mesh_.elem2node;
     k.X = X_, k.D = D_, k.x = x_, k.d = d_, k.v = v_, k.f = f_, k.m = m_, k.work = element_work_;
     k.s = section_, k.follower = follower_pressure(config_), k.with_work = has_pressure(config_);
+    if (unit_pressure_.extent(0)) k.p.pressure_old = k.p.pressure_new = 0, k.with_work = false; // at the nodes
   }
   return k;
 }
@@ -747,6 +779,15 @@ void ShellModel::start(double dt) {
   for (const LoadSpec &l : config_.loads)
     if (l.kind == LoadSpec::Pressure) p.pressure_new += l.pressure * l.function.value(0.0);
   if (config_.scheme == Scheme::Standard) {
+    Kokkos::deep_copy(f_, 0.0);
+    Kokkos::deep_copy(m_, 0.0);
+    if (unit_pressure_.extent(0)) {
+      const CoordView f = f_, u = unit_pressure_;
+      const double p0 = p.pressure_new;
+      Kokkos::parallel_for(
+          "fegpu::shell::initial_pressure", range(0, mesh_.num_nodes()),
+          KOKKOS_LAMBDA(Index n) { store(f, n, p0 * load(u, n)); });
+    }
     forces_standard(p, false);
   } else {
     auto k = kernel<LocalStep>(p);

@@ -92,6 +92,7 @@ inline constexpr int kMaxPrescribed = 8;
 struct StepParams {
   double dt = 0, first_half = 0; ///< first_half: dt/2, or 0 on the first step (v(-1/2) = v(0))
   double alpha = 0;
+  double damp = 1, blend = 0;                ///< 1 / (1 + alpha first_half) and first_half / (first_half + dt/2)
   double pressure_old = 0, pressure_new = 0; ///< pressure at t(n) and t(n+1)
   double target[kMaxPrescribed][3] = {};     ///< prescribed velocity at t(n+1/2) or position at t(n+1)
   int displacement[kMaxPrescribed] = {};     ///< 1: the target is a displacement
@@ -157,7 +158,9 @@ private:
   CoordView X_, D_, x_, d_, v_, w_; // (node, xyz): reference and current position and director,
                                     // velocity and angular velocity
   CoordView f_, m_;                 // (node, xyz): f_ext - f_int and the nodal moment
-  RealView mass_, rotary_;          // (node)
+  CoordView unit_pressure_;         // (node, xyz): a fixed-direction pressure's consistent force per
+                                    // unit pressure (standard scheme; else empty)
+  RealView inv_mass_, inv_rotary_;  // (node): 1 / lumped translational and rotary mass
   IndexView code_;                  // (node): constraint code, see shell_model.cpp
   CoordView axes_;                  // (axis): unit axes of single-axis rotation constraints
   // Nodal loads: f(t) * value on the listed nodes, one entry per (load, node).
@@ -171,7 +174,7 @@ private:
   struct Copies {
     CoordView X, D, x, d, v, w;
     CoordView f[2], m[2]; // double-buffered forces and moments
-    RealView mass, rotary;
+    RealView inv_mass, inv_rotary;
     IndexView code;                                             // constraint code
     Kokkos::View<Index **, Kokkos::LayoutLeft, MemSpace> peers; // (copy, slot): every copy of the node,
                                                                 // ascending, -1 padded
@@ -179,8 +182,9 @@ private:
   } copies_;
   IndexView owner_copy_; // (node): the node's first copy
 
-  // Work integrated in place by the time loop: (node or copy, 2) damping and reaction work to
-  // t(n+1/2); (element) pressure work to t(n+1); (load entry) nodal-load work to t(n+1).
+  // Work integrated in place by the time loop: (node or copy, 2) damping work and the work of
+  // reactions to t(n+1/2) and of a fixed pressure at the nodes to t(n+1); (element) pressure work to t(n+1); (load
+  // entry) nodal-load work to t(n+1).
   Kokkos::View<double *[2], Kokkos::LayoutLeft, MemSpace> node_work_;
   RealView element_work_, load_work_;
   double initial_energy_ = 0; ///< kinetic + strain at t = 0
