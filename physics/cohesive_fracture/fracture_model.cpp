@@ -642,8 +642,8 @@ void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
   // Cohesive storage follows the insertion's amortised capacity.
   const Index cap = static_cast<Index>(cracked_->coh2facet.extent(0));
   if (cap > static_cast<Index>(points_.extent(0))) {
-    Kokkos::resize(points_, cap, points_.extent(1));
-    if (!atomic_scatter()) Kokkos::resize(face_force_, cap);
+    resize_rows(points_, cap, true);
+    if (!atomic_scatter()) resize_rows(face_force_, cap, true);
   }
   fracture_kernels::init_points(points_, old_cohesive, nc, false, laws());
   // Where each node takes its values from, and the input-mesh node it descends from; then, for

@@ -331,12 +331,7 @@ void CrackedMesh::grow(Index nodes, Index cohesive, bool touch) {
   // insertion leaves the new room uninitialised; reserve() fills it, which on a CPU also maps its
   // pages ahead of the insertion.
   const auto capacity = [](Index need, Index have) { return std::max(need, have + have / 2); };
-  const auto resize = [touch](auto &view, Index n) {
-    if (touch)
-      Kokkos::resize(view, n);
-    else
-      Kokkos::resize(Kokkos::WithoutInitializing, view, n);
-  };
+  const auto resize = [touch](auto &view, Index n) { resize_rows(view, n, touch); };
   const Index have_nodes = static_cast<Index>(coords.extent(0)), have_coh = static_cast<Index>(coh2facet.extent(0));
   if (nodes > have_nodes) {
     const Index cap = capacity(nodes, have_nodes);

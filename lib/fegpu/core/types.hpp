@@ -4,6 +4,7 @@
 /// the View aliases of mesh and field data. Every alias says its shape.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Profiling_ScopedRegion.hpp>
+#include <algorithm>
 #include <cstdint>
 
 namespace fegpu {
@@ -47,6 +48,36 @@ inline auto range(Index begin, Index end) {
 template <int Block> inline auto range_in_blocks(Index begin, Index end) {
   return Kokkos::Experimental::require(Kokkos::RangePolicy<ExecSpace, Kokkos::LaunchBounds<Block, 1>>(begin, end),
                                        Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+}
+
+/// Gives a View of rank 1, 2 or 4 `n` rows (its first extent), keeping the leading ones; the new
+/// rows are value-initialised when `initialize`, else left as allocated. One thread copies one
+/// row: Kokkos::resize copies a rank-2 View with a multidimensional-range kernel, which on an
+/// H100 took 580 us for 7.7 million rows of three doubles, five times the bandwidth's time.
+template <class View> void resize_rows(View &v, Index n, bool initialize) {
+  auto layout = v.layout();
+  layout.dimension[0] = static_cast<std::size_t>(n);
+  const View out = initialize ? View(Kokkos::view_alloc(v.label()), layout)
+                              : View(Kokkos::view_alloc(Kokkos::WithoutInitializing, v.label()), layout);
+  const View in = v;
+  const Index keep = std::min(n, static_cast<Index>(v.extent(0)));
+  Kokkos::parallel_for(
+      "fegpu::resize_rows", range(0, keep), KOKKOS_LAMBDA(Index i) {
+        const View &dst = out, &src = in; // captured outside the constexpr-if (a CUDA rule)
+        if constexpr (View::rank() == 1) {
+          dst(i) = src(i);
+        } else if constexpr (View::rank() == 2) {
+          for (std::size_t j = 0; j < src.extent(1); ++j)
+            dst(i, j) = src(i, j);
+        } else {
+          static_assert(View::rank() == 4, "resize_rows: rank 1, 2 or 4");
+          for (std::size_t j = 0; j < src.extent(1); ++j)
+            for (std::size_t k = 0; k < src.extent(2); ++k)
+              for (std::size_t l = 0; l < src.extent(3); ++l)
+                dst(i, j, k, l) = src(i, j, k, l);
+        }
+      });
+  v = out;
 }
 
 } // namespace fegpu
