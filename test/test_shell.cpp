@@ -380,8 +380,9 @@ TEST(ShellProblems, PinchedCylinderWithDiaphragms) {
 
 namespace {
 /// Runs m for `steps` steps of dt and checks that the displacements match `ref` (taken from the
-/// first call) to 1e-10 of the largest and that the energy balances to 1e-3; returns the largest.
-double run_and_compare(ShellModel &m, double dt, int steps, std::vector<double> &ref, const char *name) {
+/// first call) to `tol` of the largest and that the energy balances to 1e-3; returns the largest.
+double run_and_compare(ShellModel &m, double dt, int steps, std::vector<double> &ref, const char *name,
+                       double tol = 1e-10) {
   m.start(dt);
   for (int s = 0; s < steps; ++s)
     m.step();
@@ -394,7 +395,7 @@ double run_and_compare(ShellModel &m, double dt, int steps, std::vector<double> 
     umax = std::max(umax, std::abs(u[i])), diff = std::max(diff, std::abs(u[i] - ref[i]));
   std::printf("%s: largest displacement %.6e, difference %.2e, energy balance %.2e\n", name, umax, diff / umax,
               e.balance_error());
-  EXPECT_LT(diff, 1e-10 * umax) << name;
+  EXPECT_LT(diff, tol * umax) << name;
   EXPECT_LT(e.balance_error(), 1e-3) << name;
   return umax;
 }
@@ -499,6 +500,8 @@ TEST(ShellSchemes, RampedPressureAgreesAcrossSchemes) {
   // A fixed-direction pressure ramped over the run, undamped: the standard scheme applies it at
   // the nodes (p(t) times each node's force per unit pressure), the element-local scheme in every
   // element each step; both must give the same motion and conserve energy with the ramp's work.
+  // The two sum the same forces in different orders: 6e-16 apart on this CPU, 1e-10 on an H100
+  // (a wrongly timed or scaled pressure moves the plate by far more than the 1e-8 allowed).
   const HostMesh mesh = generate_disc(ElementType::Shell4, 16, 4, 10.0);
   std::vector<double> ref;
   for (Scheme scheme : {Scheme::Standard, Scheme::ElementLocal}) {
@@ -512,9 +515,9 @@ TEST(ShellSchemes, RampedPressureAgreesAcrossSchemes) {
     c.loads = {l};
     ShellModel m(mesh, c);
     const bool standard = scheme == Scheme::Standard;
-    EXPECT_GT(
-        run_and_compare(m, dt, 600, ref, standard ? "ramped pressure, standard" : "ramped pressure, element-local"),
-        1e-4);
+    EXPECT_GT(run_and_compare(m, dt, 600, ref,
+                              standard ? "ramped pressure, standard" : "ramped pressure, element-local", 1e-8),
+              1e-4);
   }
 }
 
