@@ -48,6 +48,16 @@ KOKKOS_FORCEINLINE_FUNCTION void store(const CoordView &v, Index i, Vec3 a) {
   v(i, 1) = a.y;
   v(i, 2) = a.z;
 }
+/// Element e's current geometry (x, d: the node arrays, or with `local` the element's own copies,
+/// copy k * ne + e) and its reference geometry (X, D).
+KOKKOS_INLINE_FUNCTION void gather_element(Index e, Index ne, bool local, const ConnView &conn, const CoordView &x,
+                                           const CoordView &d, const CoordView &X, const CoordView &D, Vec3 xe[4],
+                                           Vec3 de[4], Vec3 Xe[4], Vec3 De[4]) {
+  for (int k = 0; k < 4; ++k) {
+    const Index n = conn(e, k), c = local ? k * ne + e : n;
+    xe[k] = load(x, c), de[k] = load(d, c), Xe[k] = load(X, n), De[k] = load(D, n);
+  }
+}
 KOKKOS_FORCEINLINE_FUNCTION double &comp(Vec3 &a, int i) { return i == 0 ? a.x : (i == 1 ? a.y : a.z); }
 KOKKOS_FORCEINLINE_FUNCTION double comp(const Vec3 &a, int i) { return i == 0 ? a.x : (i == 1 ? a.y : a.z); }
 
@@ -114,7 +124,7 @@ KOKKOS_INLINE_FUNCTION void advance(Vec3 &x, Vec3 &d, Vec3 &v, Vec3 &w, Vec3 f, 
 struct SumsReducer {
   using value_type = EnergySums;
   KOKKOS_INLINE_FUNCTION static void join(EnergySums &a, const EnergySums &b) {
-    a.kinetic += b.kinetic, a.strain += b.strain, a.work += b.work, a.damping += b.damping, a.reaction += b.reaction;
+    a.kinetic += b.kinetic, a.damping += b.damping, a.external += b.external;
   }
   KOKKOS_INLINE_FUNCTION static void init(EnergySums &a) { a = EnergySums{}; }
 };
@@ -130,7 +140,7 @@ KOKKOS_INLINE_FUNCTION void integrate(const NodeWork &work, Index i, const NodeE
 KOKKOS_INLINE_FUNCTION void measure(const NodeWork &work, Index i, const NodeEnergy &e, EnergySums &s) {
   s.kinetic += e.kinetic;
   s.damping += work(i, 0) + e.damping_close;
-  s.reaction += work(i, 1) + e.reaction_close;
+  s.external += work(i, 1) + e.reaction_close;
 }
 
 /// Element e's internal and pressure forces at the given geometry; adds them (f_ext - f_int and
@@ -834,10 +844,7 @@ Energies ShellModel::energies() const {
       "fegpu::shell::strain_energy", range(0, ne),
       KOKKOS_LAMBDA(Index e, double &sum) {
         Vec3 xe[4], de[4], Xe[4], De[4], fx[4], fd[4];
-        for (int k = 0; k < 4; ++k) {
-          const Index n = conn(e, k), c = local ? k * ne + e : n;
-          xe[k] = load(x, c), de[k] = load(d, c), Xe[k] = load(X, n), De[k] = load(D, n);
-        }
+        gather_element(e, ne, local, conn, x, d, X, D, xe, de, Xe, De);
         sum += internal_forces(xe, de, Xe, De, s, fx, fd);
       },
       strain);
@@ -852,7 +859,7 @@ Energies ShellModel::energies() const {
   load_work = sum_view(load_work_);
   Energies e;
   e.kinetic = nodes.kinetic, e.strain = strain, e.damping = nodes.damping, e.initial = initial_energy_;
-  e.external = pressure_work + load_work + nodes.reaction;
+  e.external = pressure_work + load_work + nodes.external;
   return e;
 }
 
@@ -904,10 +911,7 @@ void ShellModel::element_output(std::vector<std::array<double, 6>> &membrane,
   Kokkos::parallel_for(
       "fegpu::shell::element_resultants", range(0, ne), KOKKOS_LAMBDA(Index e) {
         Vec3 xe[4], de[4], Xe[4], De[4], fx[4], fd[4];
-        for (int k = 0; k < 4; ++k) {
-          const Index n = conn(e, k), c = local ? k * ne + e : n;
-          xe[k] = load(x, c), de[k] = load(d, c), Xe[k] = load(X, n), De[k] = load(D, n);
-        }
+        gather_element(e, ne, local, conn, x, d, X, D, xe, de, Xe, De);
         Resultants r;
         internal_forces(xe, de, Xe, De, s, fx, fd, &r);
         // Push forward with the current tangents at the centre: N = n^ab a_a (x) a_b.

@@ -73,9 +73,9 @@ struct Config {
   ColoringAlgorithm coloring = ColoringAlgorithm::JonesPlassmann;
 };
 
-/// Energy terms reduced on the device when energies() is called.
+/// The nodes' energy terms, reduced on the device when energies() is called.
 struct EnergySums {
-  double kinetic = 0, strain = 0, work = 0, damping = 0, reaction = 0;
+  double kinetic = 0, damping = 0, external = 0; ///< external: reactions and a pressure at the nodes
 };
 
 struct Energies {
@@ -182,9 +182,10 @@ private:
   } copies_;
   IndexView owner_copy_; // (node): the node's first copy
 
-  // Work integrated in place by the time loop: (node or copy, 2) damping work and the work of
-  // reactions to t(n+1/2) and of a fixed pressure at the nodes to t(n+1); (element) pressure work to t(n+1); (load
-  // entry) nodal-load work to t(n+1).
+  // Work integrated in place by the time loop:
+  //  (node or copy, 2): damping work, and external work: reactions to t(n+1/2), a pressure
+  //                     applied at the nodes to t(n+1);
+  //  (element): a pressure applied in the elements, to t(n+1);  (load entry): nodal loads, to t(n+1).
   Kokkos::View<double *[2], Kokkos::LayoutLeft, MemSpace> node_work_;
   RealView element_work_, load_work_;
   double initial_energy_ = 0; ///< kinetic + strain at t = 0
