@@ -101,6 +101,7 @@ void expect_exact(const Fixture &fx, const CrackedMesh &cm, const std::vector<ui
   auto f2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fx.topo.facet2elem);
   auto f2l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fx.topo.facet2local);
   auto f2c = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.facet2coh);
+  auto links = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.links);
   const int npe = fx.mesh.nodes_per_elem();
   std::vector<char> used(cm.num_nodes(), 0);
   for (Index e = 0; e < fx.mesh.num_elems(); ++e)
@@ -131,6 +132,13 @@ void expect_exact(const Fixture &fx, const CrackedMesh &cm, const std::vector<ui
       if (!cracked[f]) EXPECT_EQ(a, b) << "intact facet " << f << " no longer shares its nodes";
     }
     EXPECT_EQ(f2c(f) >= 0, bool(cracked[f]));
+    // The walks' copy of the crack state, on both sides, and of the adjacency.
+    EXPECT_EQ(bool(links(e0).side[l0] & ElementLinks::kCracked), bool(cracked[f])) << "facet " << f;
+    EXPECT_EQ(bool(links(e1).side[l1] & ElementLinks::kCracked), bool(cracked[f])) << "facet " << f;
+    EXPECT_EQ(links(e0).neighbor[l0], e1);
+    EXPECT_EQ(links(e1).neighbor[l1], e0);
+    EXPECT_EQ(links(e0).side[l0] & 3, l1);
+    EXPECT_EQ(links(e1).side[l1] & 3, l0);
     cohesive += cracked[f];
   }
   EXPECT_EQ(cm.num_cohesive(), cohesive);

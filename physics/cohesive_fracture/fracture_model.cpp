@@ -804,9 +804,10 @@ std::size_t FractureModel::memory_bytes() const {
   return c.elem2node.span() * sizeof(Index) + c.coords.span() * sizeof(Real) + c.new2old.span() * sizeof(Index) +
          c.facet2coh.span() * sizeof(Index) + c.coh2facet.span() * sizeof(Index) +
          c.coh2facet_elem.span() * sizeof(Index) + c.coh2facet_local.span() * sizeof(int) +
-         points_.span() * sizeof(CohesivePoint) + face_force_.span() * sizeof(Real) +
-         adjacent_.elems.span() * sizeof(Index) * 2 + nodal_stress_.span() * sizeof(Real) +
-         bulk_.mesh().coords.span() * sizeof(Real) + bulk_.lumped_mass().span() * sizeof(Real);
+         c.links.span() * sizeof(ElementLinks) + points_.span() * sizeof(CohesivePoint) +
+         face_force_.span() * sizeof(Real) + adjacent_.elems.span() * sizeof(Index) * 2 +
+         nodal_stress_.span() * sizeof(Real) + bulk_.mesh().coords.span() * sizeof(Real) +
+         bulk_.lumped_mass().span() * sizeof(Real);
 }
 
 HostMesh FractureModel::output_mesh() const {

@@ -5,6 +5,7 @@
 #include "fegpu/core/error.hpp"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace fegpu::cohesive {
 
@@ -28,10 +29,8 @@ namespace {
 template <int NPE> struct Insert {
   static constexpr ElementType type = NPE == 3 ? ElementType::Tri3 : ElementType::Tri6;
   ConnView conn;
-  DeviceView<Index **> e2e;
-  DeviceView<int **> e2ef;
+  DeviceView<ElementLinks *> links;
   DeviceView<Index **> e2f;
-  DeviceView<Index *[2]> f2e;
   IndexView facet2coh;
   DeviceView<uint8_t *> flag;
   CoordView coords;
@@ -40,31 +39,28 @@ template <int NPE> struct Insert {
   DeviceView<Index *[2]> coh_elem;
   DeviceView<int *[2]> coh_local;
 
-  KOKKOS_INLINE_FUNCTION bool cracked(Index fid, const Index *pending, int np) const {
-    if (facet2coh(fid) >= 0) return true;
-    for (int k = 0; k < np; ++k)
-      if (pending[k] == fid) return true;
-    return false;
-  }
-
   /// Walks around the node at corner `corner` of element e, leaving through the other facet of e
   /// that holds it than `f_from`. True if the walk ends at the boundary or a crack (the node must
-  /// split); false if it comes round to `other`. With `new_id` >= 0, renumbers the node in every
-  /// element walked.
-  KOKKOS_INLINE_FUNCTION bool walk(Index e, int f_from, int corner, Index other, const Index *pending, int np,
-                                   Index new_id) const {
+  /// split); false if it comes round to `other`. `pending`: e's facets cracked earlier by this
+  /// thread (bit f), which the count pass has not marked in `links`. With `new_id` >= 0,
+  /// renumbers the node in every element walked.
+  KOKKOS_INLINE_FUNCTION bool walk(Index e, int f_from, int corner, Index other, unsigned pending, Index new_id) const {
     Index cur = e;
     int fin = f_from, i = corner;
     for (int guard = 0; guard < 1024; ++guard) {
       const int fout = fin == i ? (i + 2) % 3 : i; // facet j holds corners j and j + 1
       if (new_id >= 0) conn(cur, i) = new_id;
-      const Index nb = e2e(cur, fout);
-      if (nb < 0 || cracked(e2f(cur, fout), pending, np)) return true;
+      const Index nb = links(cur).neighbor[fout];
+      if (nb < 0) return true;
+      const int side = links(cur).side[fout];
+      const int fn = side & 3; // the facet's local index in the neighbour
+      if ((side & ElementLinks::kCracked) || (cur == e && ((pending >> fout) & 1)) ||
+          (nb == e && ((pending >> fn) & 1)))
+        return true;
       if (nb == other) return false;
       // The node's corner in the neighbour follows from the facet, with no search of its
       // connectivity: every element is counter-clockwise (the bulk model rejects the others), so
       // the neighbour runs the shared facet the other way, its corner fn + 1 at cur's corner fout.
-      const int fn = e2ef(cur, fout);
       i = i == fout ? (fn + 1) % 3 : fn;
       fin = fn;
       cur = nb;
@@ -83,23 +79,23 @@ template <int NPE> struct Insert {
   /// reuses that instead of walking again.
   KOKKOS_INLINE_FUNCTION Kokkos::pair<Index, Index> operator()(Index e, bool apply, Index node_base, Index coh_base,
                                                                unsigned *splits = nullptr) const {
-    Index pending[3];
-    int np = 0;
+    unsigned pending = 0;
     Index nodes = 0, cohs = 0;
     for (int f = 0; f < 3; ++f) {
+      const Index other = links(e).neighbor[f];
+      if (other < e) continue; // e owns the facet if it has the smaller id (and the boundary none)
       const Index fid = e2f(e, f);
-      if (!flag(fid) || f2e(fid, 0) != e) continue;
-      const Index other = e2e(e, f);
+      if (!flag(fid)) continue;
       for (int k = 0; k < 2; ++k) {
         const int corner = facet_node(type, f, k);
         const unsigned bit = 1u << (2 * f + k);
-        const bool split = apply && splits ? (*splits & bit) != 0 : walk(e, f, corner, other, pending, np, -1);
+        const bool split = apply && splits ? (*splits & bit) != 0 : walk(e, f, corner, other, pending, -1);
         if (!apply && splits && split) *splits |= bit;
         if (!split) continue;
         if (apply) {
           const Index id = node_base + nodes;
           new_node(id, conn(e, corner));
-          walk(e, f, corner, other, pending, np, id);
+          walk(e, f, corner, other, pending, id);
         }
         ++nodes;
       }
@@ -114,24 +110,27 @@ template <int NPE> struct Insert {
       }
       if (apply) {
         const Index c = coh_base + cohs;
+        const int fo = links(e).side[f] & 3;
         coh2facet(c) = fid;
         coh_elem(c, 0) = e;
         coh_elem(c, 1) = other;
         coh_local(c, 0) = f;
-        coh_local(c, 1) = e2ef(e, f);
+        coh_local(c, 1) = fo;
         facet2coh(fid) = c;
+        // No other thread of this colour reads either byte: both elements hold the facet's nodes.
+        links(e).side[f] |= ElementLinks::kCracked;
+        links(other).side[fo] |= ElementLinks::kCracked;
       }
       ++cohs;
-      pending[np++] = fid;
+      pending |= 1u << f;
     }
     return {nodes, cohs};
   }
 };
 
 template <int NPE> Insert<NPE> make_insert(CrackedMesh &m, const DeviceView<uint8_t *> &flag) {
-  const Topology &t = m.topology;
-  return {m.elem2node, t.elem2elem, t.elem2elem_facet, t.elem2facet, t.facet2elem,     m.facet2coh,
-          flag,        m.coords,    m.new2old,         m.coh2facet,  m.coh2facet_elem, m.coh2facet_local};
+  return {m.elem2node, m.links,   m.topology.elem2facet, m.facet2coh,      flag,
+          m.coords,    m.new2old, m.coh2facet,           m.coh2facet_elem, m.coh2facet_local};
 }
 
 constexpr int kShift = 32; // packed scan value: nodes in the high word, cohesive elements in the low
@@ -141,47 +140,84 @@ constexpr int kShift = 32; // packed scan value: nodes in the high word, cohesiv
 // Named launchers (nvcc accepts no device lambda in a constructor or a private member).
 namespace insertion_kernels {
 
+/// How many threads sweep one colour's elements. A walk reads the links, connectivity and facet
+/// ids (about 64 bytes of T6 data per element) of the elements around its element's nodes, at
+/// random across the mesh: a colour launched one thread per element touches all of it at once,
+/// far more than the L2 cache holds, and the sectors came from DRAM several times over (H100,
+/// 3.84M elements: 0.33-0.72 GB read per colour launch). Threads sweeping the colour in element
+/// order (grid-stride) touch about threads x colours elements at a time, so the count is sized to
+/// the L2. A CPU thread takes a contiguous block of a range anyway: one thread per element there.
+Index window(Index n, int colors) {
+#ifdef KOKKOS_ENABLE_CUDA
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
+    constexpr double kBytesPerElement = 64;
+    const double l2 = ExecSpace().cuda_device_prop().l2CacheSize;
+    return std::clamp<Index>(static_cast<Index>(l2 / (kBytesPerElement * colors)), 1, std::max<Index>(n, 1));
+  }
+#endif
+  (void)colors;
+  return std::max<Index>(n, 1);
+}
+
+/// Count (recording each element's needs and splits in `local`), exclusive scan, fill.
 template <int NPE>
-void deterministic(const Insert<NPE> &ins, const IndexView &elems, Index begin, Index end, Index &nodes, Index &cohs) {
-  const Index node0 = nodes, coh0 = cohs;
+void deterministic(const Insert<NPE> &ins, const IndexView &elems, Index begin, Index end, Index threads,
+                   const DeviceView<Index *[3]> &local, Index &nodes, Index &cohs) {
+  const Index node0 = nodes, coh0 = cohs, n = end - begin;
+  Kokkos::parallel_for(
+      "fegpu::cohesive::insert_count", range(0, threads), KOKKOS_LAMBDA(Index t) {
+        for (Index i = t; i < n; i += threads) {
+          unsigned splits = 0;
+          const auto need = ins(elems(begin + i), false, 0, 0, &splits);
+          local(i, 0) = need.first, local(i, 1) = need.second, local(i, 2) = static_cast<Index>(splits);
+        }
+      });
   int64_t total = 0;
   Kokkos::parallel_scan(
-      "fegpu::cohesive::insert_deterministic", range(begin, end),
+      "fegpu::cohesive::insert_scan", range(0, n),
       KOKKOS_LAMBDA(Index i, int64_t & prefix, bool final) {
-        const Index e = elems(i);
-        unsigned splits = 0;
-        const auto need = ins(e, false, 0, 0, &splits);
-        if (final && (need.first | need.second))
-          ins(e, true, node0 + Index(prefix >> kShift), coh0 + Index(prefix & 0xffffffffLL), &splits);
-        prefix += (int64_t(need.first) << kShift) + need.second;
+        const int64_t need = (int64_t(local(i, 0)) << kShift) + local(i, 1);
+        if (final) local(i, 0) = Index(prefix >> kShift), local(i, 1) = Index(prefix & 0xffffffffLL);
+        prefix += need;
       },
       total);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::insert_fill", range(0, threads), KOKKOS_LAMBDA(Index t) {
+        for (Index i = t; i < n; i += threads) {
+          unsigned splits = static_cast<unsigned>(local(i, 2));
+          ins(elems(begin + i), true, node0 + local(i, 0), coh0 + local(i, 1), &splits);
+        }
+      });
   nodes += Index(total >> kShift);
   cohs += Index(total & 0xffffffffLL);
 }
 
 template <int NPE>
-void global_atomic(const Insert<NPE> &ins, const IndexView &elems, Index begin, Index end,
+void global_atomic(const Insert<NPE> &ins, const IndexView &elems, Index begin, Index end, Index threads,
                    const DeviceView<Index[2]> &counter) {
   Kokkos::parallel_for(
-      "fegpu::cohesive::insert_global_atomic", range(begin, end), KOKKOS_LAMBDA(Index i) {
-        const Index e = elems(i);
-        unsigned splits = 0;
-        const auto need = ins(e, false, 0, 0, &splits);
-        if (!(need.first | need.second)) return;
-        const Index nb = Kokkos::atomic_fetch_add(&counter(0), need.first);
-        const Index cb = Kokkos::atomic_fetch_add(&counter(1), need.second);
-        ins(e, true, nb, cb, &splits);
+      "fegpu::cohesive::insert_global_atomic", range(0, threads), KOKKOS_LAMBDA(Index t) {
+        for (Index i = begin + t; i < end; i += threads) {
+          const Index e = elems(i);
+          unsigned splits = 0;
+          const auto need = ins(e, false, 0, 0, &splits);
+          if (!(need.first | need.second)) continue;
+          const Index nb = Kokkos::atomic_fetch_add(&counter(0), need.first);
+          const Index cb = Kokkos::atomic_fetch_add(&counter(1), need.second);
+          ins(e, true, nb, cb, &splits);
+        }
       });
 }
 
 /// The seed's appendix A: threads of a team take offsets from a counter in team scratch memory;
-/// one thread per team then reserves the team's block with a single global atomic.
+/// one thread per team then reserves the team's block with a single global atomic. Teams sweep
+/// the colour's chunks of elements as the threads above sweep its elements.
 template <int NPE>
-void team_atomic(const Insert<NPE> &ins, const IndexView &elems, Index begin, Index end,
+void team_atomic(const Insert<NPE> &ins, const IndexView &elems, Index begin, Index end, Index threads,
                  const DeviceView<Index[2]> &counter, const DeviceView<Index *[3]> &local) {
   constexpr Index chunk = 256;
-  const Index n = end - begin, league = (n + chunk - 1) / chunk;
+  const Index n = end - begin, chunks = (n + chunk - 1) / chunk;
+  const Index league = std::clamp<Index>(threads / chunk, 1, std::max<Index>(chunks, 1));
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = Policy::member_type;
   Kokkos::parallel_for(
@@ -189,27 +225,30 @@ void team_atomic(const Insert<NPE> &ins, const IndexView &elems, Index begin, In
       Policy(league, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(4 * sizeof(Index))),
       KOKKOS_LAMBDA(const Member &team) {
         Index *shared = static_cast<Index *>(team.team_shmem().get_shmem(4 * sizeof(Index)));
-        Kokkos::single(Kokkos::PerTeam(team), [&]() { shared[0] = shared[1] = 0; });
-        team.team_barrier();
-        const Index first = team.league_rank() * chunk, count = first + chunk < n ? chunk : n - first;
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](Index j) {
-          unsigned splits = 0;
-          const auto need = ins(elems(begin + first + j), false, 0, 0, &splits);
-          local(first + j, 0) = Kokkos::atomic_fetch_add(&shared[0], need.first);
-          local(first + j, 1) = Kokkos::atomic_fetch_add(&shared[1], need.second);
-          local(first + j, 2) = static_cast<Index>(splits);
-        });
-        team.team_barrier();
-        Kokkos::single(Kokkos::PerTeam(team), [&]() {
-          shared[2] = Kokkos::atomic_fetch_add(&counter(0), shared[0]);
-          shared[3] = Kokkos::atomic_fetch_add(&counter(1), shared[1]);
-        });
-        team.team_barrier();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](Index j) {
-          const Index e = elems(begin + first + j);
-          unsigned splits = static_cast<unsigned>(local(first + j, 2));
-          ins(e, true, shared[2] + local(first + j, 0), shared[3] + local(first + j, 1), &splits);
-        });
+        for (Index ch = team.league_rank(); ch < chunks; ch += league) {
+          Kokkos::single(Kokkos::PerTeam(team), [&]() { shared[0] = shared[1] = 0; });
+          team.team_barrier();
+          const Index first = ch * chunk, count = first + chunk < n ? chunk : n - first;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](Index j) {
+            unsigned splits = 0;
+            const auto need = ins(elems(begin + first + j), false, 0, 0, &splits);
+            local(first + j, 0) = Kokkos::atomic_fetch_add(&shared[0], need.first);
+            local(first + j, 1) = Kokkos::atomic_fetch_add(&shared[1], need.second);
+            local(first + j, 2) = static_cast<Index>(splits);
+          });
+          team.team_barrier();
+          Kokkos::single(Kokkos::PerTeam(team), [&]() {
+            shared[2] = Kokkos::atomic_fetch_add(&counter(0), shared[0]);
+            shared[3] = Kokkos::atomic_fetch_add(&counter(1), shared[1]);
+          });
+          team.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](Index j) {
+            const Index e = elems(begin + first + j);
+            unsigned splits = static_cast<unsigned>(local(first + j, 2));
+            ins(e, true, shared[2] + local(first + j, 0), shared[3] + local(first + j, 1), &splits);
+          });
+          team.team_barrier(); // the next chunk resets the counters
+        }
       });
 }
 
@@ -219,24 +258,25 @@ void run(CrackedMesh &m, const DeviceView<uint8_t *> &flag, CounterStrategy s, I
   const Coloring &col = m.coloring;
   const IndexView elems = col.color2elem.indices;
   DeviceView<Index[2]> counter("fegpu::cohesive::counter");
-  DeviceView<Index *[3]> local; // team path: offsets of nodes and cohesive elements, and the splits
+  // Per element of a colour: offsets of its nodes and cohesive elements, and its splits (team and
+  // deterministic paths).
+  DeviceView<Index *[3]> local;
+  if (s != CounterStrategy::GlobalAtomic) local = DeviceView<Index *[3]>("fegpu::cohesive::offsets", col.largest());
   if (s != CounterStrategy::Deterministic) {
     auto h = Kokkos::create_mirror_view(counter);
     h(0) = nodes;
     h(1) = cohs;
     Kokkos::deep_copy(counter, h);
-    if (s == CounterStrategy::TeamAtomic)
-      local = DeviceView<Index *[3]>("fegpu::cohesive::team_offsets", col.largest());
   }
   // Colour by colour: no two elements of a launch share a node, so the walks never race.
   for (int c = 0; c < col.num_colors; ++c) {
-    const Index b = col.offsets_h[c], e = col.offsets_h[c + 1];
+    const Index b = col.offsets_h[c], e = col.offsets_h[c + 1], threads = window(e - b, col.num_colors);
     if (s == CounterStrategy::Deterministic)
-      deterministic<NPE>(ins, elems, b, e, nodes, cohs);
+      deterministic<NPE>(ins, elems, b, e, threads, local, nodes, cohs);
     else if (s == CounterStrategy::GlobalAtomic)
-      global_atomic<NPE>(ins, elems, b, e, counter);
+      global_atomic<NPE>(ins, elems, b, e, threads, counter);
     else
-      team_atomic<NPE>(ins, elems, b, e, counter, local);
+      team_atomic<NPE>(ins, elems, b, e, threads, counter, local);
   }
   if (s != CounterStrategy::Deterministic) {
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counter);
@@ -297,6 +337,23 @@ Index unused_nodes(const Crs &node2elem) {
   return n;
 }
 
+DeviceView<ElementLinks *> links(const Topology &t) {
+  const Index ne = static_cast<Index>(t.elem2elem.extent(0));
+  DeviceView<ElementLinks *> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::links"), ne);
+  const auto e2e = t.elem2elem;
+  const auto e2ef = t.elem2elem_facet;
+  Kokkos::parallel_for(
+      "fegpu::cohesive::links", range(0, ne), KOKKOS_LAMBDA(Index e) {
+        ElementLinks l{};
+        for (int f = 0; f < 3; ++f) {
+          l.neighbor[f] = e2e(e, f);
+          l.side[f] = static_cast<uint8_t>(e2e(e, f) < 0 ? 3 : e2ef(e, f));
+        }
+        out(e) = l;
+      });
+  return out;
+}
+
 void identity(const IndexView &v, Index n) {
   Kokkos::parallel_for(
       "fegpu::cohesive::identity", range(0, n), KOKKOS_LAMBDA(Index i) { v(i) = i; });
@@ -320,6 +377,7 @@ CrackedMesh::CrackedMesh(const Mesh &mesh, const Topology &t, const Coloring &c)
   coh2facet_elem = DeviceView<Index *[2]>("fegpu::cohesive::coh2facet_elem", 0);
   coh2facet_local = DeviceView<int *[2]>("fegpu::cohesive::coh2facet_local", 0);
   unused_nodes_ = insertion_kernels::unused_nodes(t.node2elem);
+  links = insertion_kernels::links(t);
 }
 
 void CrackedMesh::reserve(Index nodes, Index cohesive) { grow(nodes, cohesive, true); }

@@ -25,6 +25,18 @@ enum class CounterStrategy {
 CounterStrategy counter_strategy_from_string(const std::string &name);
 std::string to_string(CounterStrategy s);
 
+/// An element's adjacency as the insertion's walks read it, packed into 16 aligned bytes: a walk's
+/// step reads one sector instead of four scattered ones (the neighbour, the facet id and then its
+/// cohesive element, the neighbour's facet index). `side[k]` holds facet k's local index in the
+/// neighbour (3 on the boundary) and `kCracked` once the facet has a cohesive element; each is
+/// its own byte because during a colour its owner sets that bit while other threads read the
+/// element's other facets.
+struct alignas(16) ElementLinks {
+  static constexpr uint8_t kCracked = 4;
+  Index neighbor[3]; ///< across local facet k; -1 on the boundary
+  uint8_t side[3];
+};
+
 /// The growing topology: bulk connectivity (renumbered as nodes split), node coordinates and
 /// parents, and the cohesive elements. Capacities grow by amortised reallocation.
 class CrackedMesh {
@@ -60,6 +72,7 @@ public:
   DeviceView<Index *[2]> coh2facet_elem; // (cohesive capacity, side): element on each side
   DeviceView<int *[2]> coh2facet_local;  // (cohesive capacity, side): the facet's local index there
   IndexView coh2facet;                   // (cohesive capacity): facet id
+  DeviceView<ElementLinks *> links;      // (element): adjacency and crack state, for the walks
   Topology topology;
   Coloring coloring;
 
