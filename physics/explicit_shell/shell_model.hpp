@@ -144,6 +144,7 @@ private:
   /// A time-loop kernel filled from the model's arrays (defined in shell_model.cpp).
   template <class Kernel> Kernel kernel(const StepParams &p) const;
   void forces_standard(const StepParams &p, bool with_work);
+  template <bool Atomic, bool Pressure> void forces_standard(const StepParams &p, bool with_work);
   void apply_nodal_loads();
 
   HostMesh host_mesh_;
