@@ -7,7 +7,8 @@
 /// through the adjacency: if the walk meets the boundary or an existing crack, the node splits and
 /// the walked side takes the new node; if it comes round to the other side of the facet, the node
 /// stays shared. Mid-side nodes always split. New nodes record the node they were split from in
-/// `new2old`, through which every nodal field is carried over (sources()).
+/// `new2old`, through which every nodal field is carried over (sources()). On a GPU the threads
+/// sweep each colour in a window sized to the L2 cache (window() in insertion.cpp).
 #include "fegpu/mesh/coloring.hpp"
 #include "fegpu/mesh/mesh.hpp"
 #include "fegpu/mesh/topology.hpp"
