@@ -129,8 +129,6 @@ struct SumsReducer {
   KOKKOS_INLINE_FUNCTION static void init(EnergySums &a) { a = EnergySums{}; }
 };
 
-using NodeWork = Kokkos::View<double *[2], Kokkos::LayoutLeft, MemSpace>;
-
 /// Time loop: a node's damping and reaction work over [t(n-1/2), t(n+1/2)] added to its integrals
 /// (only where there is any). energies(): its terms at t(n) from the integrals to t(n-1/2).
 KOKKOS_INLINE_FUNCTION void integrate(const NodeWork &work, Index i, const NodeEnergy &e, double alpha, int code) {
@@ -188,9 +186,9 @@ template <bool Atomic, bool Pressure> struct StandardElements {
     Vec3 xe[4], de[4], Xe[4], De[4], old[4];
     Index n[4];
     const bool work_here = Pressure && with_work;
+    gather_element(el, 0, false, conn, x, d, X, D, xe, de, Xe, De);
     for (int k = 0; k < 4; ++k) {
       n[k] = conn(el, k);
-      xe[k] = load(x, n[k]), de[k] = load(d, n[k]), Xe[k] = load(X, n[k]), De[k] = load(D, n[k]);
       if (work_here) old[k] = xe[k] - p.dt * load(v, n[k]);
     }
     double w = 0;
@@ -331,6 +329,8 @@ bool has_pressure(const Config &c) {
 
 } // namespace
 
+bool ShellModel::pressure_in_elements() const { return has_pressure(config_) && !unit_pressure_.extent(0); }
+
 double Energies::balance_error() const {
   const double scale =
       std::max({std::abs(kinetic), std::abs(strain), std::abs(external), std::abs(damping), std::abs(initial), 1e-300});
@@ -353,8 +353,7 @@ ShellModel::ShellModel(const HostMesh &mesh, Config config) : host_mesh_(mesh), 
   }
   const bool local = config_.scheme == Scheme::ElementLocal;
   node_work_ = decltype(node_work_)("fegpu::shell::node_work", local ? 4 * mesh_.num_elems() : mesh_.num_nodes());
-  element_work_ = RealView("fegpu::shell::element_work",
-                           has_pressure(config_) && !unit_pressure_.extent(0) ? mesh_.num_elems() : 0);
+  element_work_ = RealView("fegpu::shell::element_work", pressure_in_elements() ? mesh_.num_elems() : 0);
   load_work_ = RealView("fegpu::shell::load_work", load_node_.extent(0));
 }
 
@@ -761,7 +760,7 @@ template <bool Atomic, bool Pressure> void ShellModel::forces_standard(const Ste
 }
 
 void ShellModel::forces_standard(const StepParams &p, bool with_work) {
-  const bool pressure = has_pressure(config_) && !unit_pressure_.extent(0); // in the elements
+  const bool pressure = pressure_in_elements();
   const bool atomic = config_.scatter == Scatter::Atomic;
   if (atomic && pressure) return forces_standard<true, true>(p, with_work);
   if (atomic) return forces_standard<true, false>(p, with_work);

@@ -84,6 +84,9 @@ struct Energies {
   double balance_error() const;
 };
 
+/// (node or copy, 2): the work integrals of the time loop (ShellModel::node_work_).
+using NodeWork = Kokkos::View<double *[2], Kokkos::LayoutLeft, MemSpace>;
+
 /// At most this many loads per model.
 inline constexpr int kMaxLoads = 16;
 /// At most this many prescribed motions (velocity or displacement conditions) per model.
@@ -141,6 +144,9 @@ public:
 
 private:
   StepParams params() const;
+  /// A pressure load applied in the elements each step: a follower pressure, or any pressure in
+  /// the element-local scheme (the standard scheme applies a fixed one at the nodes).
+  bool pressure_in_elements() const;
   /// A time-loop kernel filled from the model's arrays (defined in shell_model.cpp).
   template <class Kernel> Kernel kernel(const StepParams &p) const;
   void forces_standard(const StepParams &p, bool with_work);
@@ -187,7 +193,7 @@ private:
   //  (node or copy, 2): damping work, and external work: reactions to t(n+1/2), a pressure
   //                     applied at the nodes to t(n+1);
   //  (element): a pressure applied in the elements, to t(n+1);  (load entry): nodal loads, to t(n+1).
-  Kokkos::View<double *[2], Kokkos::LayoutLeft, MemSpace> node_work_;
+  NodeWork node_work_;
   RealView element_work_, load_work_;
   double initial_energy_ = 0; ///< kinetic + strain at t = 0
 };
