@@ -236,3 +236,29 @@ TEST(PPR, ContactFailureAndDamage) {
   EXPECT_EQ(tn, 0.0);
   EXPECT_LT(p.dbar_t, p.delta_t);
 }
+
+// A facet's strength factor f: the base law called with scale f is the law whose strengths are f
+// times the base's (same energies, widths over f), finalised on its own, along random paths.
+TEST(PPR, StrengthFactorGivesTheScaledLaw) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-0.2, 1.2);
+  for (const auto &p : cases())
+    for (double f : {0.37, 0.8, 1.0, 1.7}) {
+      PPRParams q = p;
+      q.sigma_max *= f;
+      q.tau_max *= f;
+      q.finalize();
+      const double k = stiffness(q);
+      PPRState sq, sp;
+      for (int step = 0; step < 400; ++step) {
+        const double dn = u(rng) * q.delta_n, dt = (u(rng) - 0.5) * q.delta_t;
+        double tn_q, tt_q, tn_p, tt_p;
+        ppr_traction(q, sq, dn, dt, k, tn_q, tt_q);
+        ppr_traction(p, sp, dn, dt, k, tn_p, tt_p, f);
+        EXPECT_NEAR(tn_p, tn_q, 1e-12 * q.sigma_max) << "f " << f << " step " << step;
+        EXPECT_NEAR(tt_p, tt_q, 1e-12 * q.tau_max) << "f " << f << " step " << step;
+        EXPECT_EQ(sp.max_n, sq.max_n);
+        EXPECT_EQ(sp.max_t, sq.max_t);
+      }
+    }
+}

@@ -102,6 +102,9 @@ void expect_exact(const Fixture &fx, const CrackedMesh &cm, const std::vector<ui
   auto f2l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fx.topo.facet2local);
   auto f2c = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.facet2coh);
   auto links = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.links);
+  auto c2f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.coh2facet);
+  auto c2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.coh2facet_elem);
+  auto c2l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.coh2facet_local);
   const int npe = fx.mesh.nodes_per_elem();
   std::vector<char> used(cm.num_nodes(), 0);
   for (Index e = 0; e < fx.mesh.num_elems(); ++e)
@@ -132,6 +135,15 @@ void expect_exact(const Fixture &fx, const CrackedMesh &cm, const std::vector<ui
       if (!cracked[f]) EXPECT_EQ(a, b) << "intact facet " << f << " no longer shares its nodes";
     }
     EXPECT_EQ(f2c(f) >= 0, bool(cracked[f]));
+    if (f2c(f) >= 0) { // the cohesive element's facet, its elements (owner first) and their facets
+      const Index c = f2c(f);
+      ASSERT_LT(c, cm.num_cohesive());
+      EXPECT_EQ(c2f(c), f);
+      EXPECT_EQ(c2e(c, 0), e0);
+      EXPECT_EQ(c2e(c, 1), e1);
+      EXPECT_EQ(c2l(c, 0), l0);
+      EXPECT_EQ(c2l(c, 1), l1);
+    }
     // The walks' copy of the crack state, on both sides, and of the adjacency.
     EXPECT_EQ(bool(links(e0).side[l0] & ElementLinks::kCracked), bool(cracked[f])) << "facet " << f;
     EXPECT_EQ(bool(links(e1).side[l1] & ElementLinks::kCracked), bool(cracked[f])) << "facet " << f;
@@ -221,6 +233,21 @@ TEST_P(RandomFacets, MatchTheSerialReferenceInOneAndTwoRounds) {
       for (std::size_t i = 0; i < both.size(); ++i)
         both[i] = first[i] | second[i];
       expect_exact(fx, cm, both);
+      // Cohesive elements renumbered in facet order: still exact, and old_of says where each came from.
+      const auto before = Kokkos::create_mirror(Kokkos::HostSpace(), cm.coh2facet); // a copy, not an alias
+      Kokkos::deep_copy(before, cm.coh2facet);
+      const auto old_of = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.order_cohesive());
+      expect_exact(fx, cm, both);
+      const auto after = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.coh2facet);
+      ASSERT_EQ(static_cast<Index>(old_of.extent(0)), cm.num_cohesive());
+      std::vector<char> seen(cm.num_cohesive(), 0);
+      for (Index r = 0; r < cm.num_cohesive(); ++r) {
+        if (r > 0) EXPECT_LT(after(r - 1), after(r));
+        ASSERT_TRUE(old_of(r) >= 0 && old_of(r) < cm.num_cohesive());
+        EXPECT_FALSE(seen[old_of(r)]);
+        seen[old_of(r)] = 1;
+        EXPECT_EQ(before(old_of(r)), after(r));
+      }
     }
   }
 }

@@ -48,9 +48,13 @@ struct LawField {
   PPRParams base;
   RealView strength;
   IndexView coh2facet;
+  /// The strength factor of cohesive element c (ppr_traction's `scale`).
+  KOKKOS_INLINE_FUNCTION double factor(Index c) const { return strength(coh2facet(c)); }
+  /// The law of cohesive element c, finalised (for the light passes; the force kernel scales
+  /// the base law instead).
   KOKKOS_INLINE_FUNCTION PPRParams operator()(Index c) const {
     PPRParams p = base;
-    const double f = strength(coh2facet(c));
+    const double f = factor(c);
     if (f != 1.0) {
       p.sigma_max *= f;
       p.tau_max *= f;
@@ -175,14 +179,15 @@ template <int NPE> struct CohesiveTractions {
   /// Updates the points of cohesive element c and sums the nodal forces F of face 0's tractions.
   KOKKOS_INLINE_FUNCTION void compute(Index c, const CohesiveFacet<NPE> &facet, double (&F)[NPF][2]) const {
     const elastic::Material mat = mats(elem_mat(elem(c, 0)));
-    const PPRParams law = laws(c);
+    const PPRParams &law = laws.base;
+    const double factor = laws.factor(c);
     double length = 0; // the reference facet length (a first light pass: no stack arrays)
     for (int q = 0; q < NPF; ++q)
       length += facet.reference_length(q);
     // Contact penalty and initial shear slope: as stiff as the bulk across one facet length, which
     // keeps the explicit step stable.
     const double stiffness = penalty_factor * mat.p_modulus() / length;
-    const double reach = Kokkos::fmax(law.delta_n, law.delta_t);
+    const double reach = Kokkos::fmax(law.delta_n, law.delta_t) / factor;
     for (int k = 0; k < NPF; ++k)
       F[k][0] = F[k][1] = 0;
     for (int q = 0; q < NPF; ++q) {
@@ -190,7 +195,7 @@ template <int NPE> struct CohesiveTractions {
       const double dn = g.Jx * g.nx() + g.Jy * g.ny(), dt = g.Jx * g.tx + g.Jy * g.ty;
       CohesivePoint p = pts(c, q);
       double tn, tt;
-      ppr_traction(law, p.history, dn, dt, stiffness, tn, tt);
+      ppr_traction(law, p.history, dn, dt, stiffness, tn, tt, factor);
       // Contact acts between the faces of one cohesive element while they are near each other;
       // once they have moved apart by more than a final width (fragments flying off and
       // turning), the opening no longer measures a penetration, and there is no contact search.
@@ -646,6 +651,7 @@ void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
     if (!atomic_scatter()) resize_rows(face_force_, cap, true);
   }
   fracture_kernels::init_points(points_, old_cohesive, nc, false, laws());
+  permute_rows(points_, cracked_->order_cohesive());
   // Where each node takes its values from, and the input-mesh node it descends from; then, for
   // the locality of every gather, a numbering that follows the elements.
   IndexView src = cracked_->sources(old_nodes);

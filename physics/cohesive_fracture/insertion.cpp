@@ -354,6 +354,25 @@ DeviceView<ElementLinks *> links(const Topology &t) {
   return out;
 }
 
+/// Cohesive elements in facet order: old_of(r) = the old index of the r-th cracked facet's
+/// cohesive element, which becomes r in facet2coh and coh2facet.
+IndexView facet_order(const IndexView &facet2coh, const IndexView &coh2facet, Index count) {
+  IndexView old_of(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::old_of"), count);
+  Kokkos::parallel_scan(
+      "fegpu::cohesive::facet_order", range(0, static_cast<Index>(facet2coh.extent(0))),
+      KOKKOS_LAMBDA(Index f, Index & r, bool final) {
+        const Index c = facet2coh(f);
+        if (c < 0) return;
+        if (final) {
+          old_of(r) = c;
+          facet2coh(f) = r;
+          coh2facet(r) = f;
+        }
+        ++r;
+      });
+  return old_of;
+}
+
 void identity(const IndexView &v, Index n) {
   Kokkos::parallel_for(
       "fegpu::cohesive::identity", range(0, n), KOKKOS_LAMBDA(Index i) { v(i) = i; });
@@ -402,6 +421,14 @@ void CrackedMesh::grow(Index nodes, Index cohesive, bool touch) {
     resize(coh2facet_elem, cap);
     resize(coh2facet_local, cap);
   }
+}
+
+IndexView CrackedMesh::order_cohesive() {
+  Kokkos::Profiling::ScopedRegion region("fegpu::cohesive::order_cohesive");
+  const IndexView old_of = insertion_kernels::facet_order(facet2coh, coh2facet, num_cohesive_);
+  permute_rows(coh2facet_elem, old_of);
+  permute_rows(coh2facet_local, old_of);
+  return old_of;
 }
 
 IndexView CrackedMesh::sources(Index old_count) const {

@@ -62,6 +62,12 @@ public:
   /// connectivity and coordinates. new2old restarts from here (each node its own source).
   void renumber_nodes(const IndexView &new_id);
 
+  /// Renumbers the cohesive elements in the order of their facets, which follows the elements:
+  /// consecutive cohesive elements then share elements and nodes, so their gathers and scatters
+  /// share cache lines, and the numbering is the same for every counter strategy. Returns, for
+  /// each new index, the old one (for the caller's per-cohesive arrays).
+  IndexView order_cohesive();
+
   Index num_nodes() const { return num_nodes_; }
   Index num_cohesive() const { return num_cohesive_; }
 

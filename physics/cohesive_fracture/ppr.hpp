@@ -47,18 +47,22 @@ struct PPRState {
 };
 
 namespace ppr_detail {
-/// The envelope (monotonic loading) tractions at dn >= 0, x = |dt| >= 0.
-KOKKOS_INLINE_FUNCTION double envelope_n(const PPRParams &p, double dn, double dt_abs) {
-  if (dn >= p.delta_n || dt_abs >= p.dbar_t) return 0.0;
-  const double y = dn / p.delta_n, x = dt_abs < p.delta_t ? dt_abs / p.delta_t : 1.0;
-  const double other = p.gamma_t * Kokkos::pow(1 - x, p.beta) + p.cross_t;
-  return -(p.alpha * p.gamma_n / p.delta_n) * Kokkos::pow(1 - y, p.alpha - 1) * other;
-}
-KOKKOS_INLINE_FUNCTION double envelope_t(const PPRParams &p, double dn, double dt_abs) {
-  if (dt_abs >= p.delta_t || dn >= p.dbar_n) return 0.0;
-  const double x = dt_abs / p.delta_t, y = dn > 0 ? (dn < p.delta_n ? dn / p.delta_n : 1.0) : 0.0;
-  const double other = p.gamma_n * Kokkos::pow(1 - y, p.alpha) + p.cross_n;
-  return -(p.beta * p.gamma_t / p.delta_t) * Kokkos::pow(1 - x, p.beta - 1) * other;
+/// The envelope (monotonic loading) tractions at dn >= 0: the normal one at |dt| = xn_abs, the
+/// tangential one at |dt| = xt_abs. (1 - y)^alpha is taken as (1 - y) (1 - y)^(alpha - 1), and
+/// (1 - x)^beta likewise where both are at one |dt|: two or three powers instead of four.
+KOKKOS_INLINE_FUNCTION void envelopes(const PPRParams &p, double dn, double xn_abs, double xt_abs, double &Tn,
+                                      double &Tt) {
+  const double y = dn < p.delta_n ? dn / p.delta_n : 1.0;
+  const double ya = y < 1 ? Kokkos::pow(1 - y, p.alpha - 1) : 0.0; // (1 - y)^(alpha - 1)
+  const double xt = xt_abs < p.delta_t ? xt_abs / p.delta_t : 1.0;
+  const double xb = xt < 1 ? Kokkos::pow(1 - xt, p.beta - 1) : 0.0; // (1 - x_t)^(beta - 1)
+  const double xn = xn_abs < p.delta_t ? xn_abs / p.delta_t : 1.0;
+  const double xnb = xn_abs == xt_abs ? (1 - xt) * xb : Kokkos::pow(1 - xn, p.beta); // (1 - x_n)^beta
+  Tn = dn >= p.delta_n || xn_abs >= p.dbar_t ? 0.0
+                                             : -(p.alpha * p.gamma_n / p.delta_n) * ya * (p.gamma_t * xnb + p.cross_t);
+  Tt = xt_abs >= p.delta_t || dn >= p.dbar_n
+           ? 0.0
+           : -(p.beta * p.gamma_t / p.delta_t) * xb * (p.gamma_n * (1 - y) * ya + p.cross_n);
 }
 } // namespace ppr_detail
 
@@ -76,23 +80,26 @@ KOKKOS_INLINE_FUNCTION double envelope_t(const PPRParams &p, double dn, double d
 /// shear secant never starts below dt0 = tau_max / stiffness (at most delta_t / 2), which costs
 /// about tau_max dt0 / 2 of phi_t. Both are unstable in explicit dynamics only if stiffer than
 /// the bulk: callers scale them with the element.
+///
+/// `scale` f gives the law with both strengths times f and the same energies (a facet's strength
+/// factor), whose widths are the base law's over f: T(dn, dt) = f T_base(f dn, f dt) with the
+/// stiffness over f^2, so a kernel needs only the base law, never a finalize() of its own.
 KOKKOS_INLINE_FUNCTION void ppr_traction(const PPRParams &p, PPRState &s, double dn, double dt, double stiffness,
-                                         double &tn, double &tt) {
+                                         double &tn, double &tt, double scale = 1.0) {
   const double dt_abs = Kokkos::abs(dt);
   if (dn > s.max_n) s.max_n = dn;
   if (dt_abs > s.max_t) s.max_t = dt_abs;
-  const double mn = s.max_n, mt = s.max_t;
-  // Normal: the envelope at the largest openings, scaled along the secant below them.
-  if (dn < 0)
-    tn = stiffness * dn;
-  else if (mn > 0)
-    tn = ppr_detail::envelope_n(p, mn, mt) * (dn / mn);
-  else
-    tn = ppr_detail::envelope_n(p, 0.0, mt);
-  // Tangential likewise in |dt|, with the sign of dt.
-  const double dt0 = Kokkos::fmin(p.tau_max / stiffness, 0.5 * p.delta_t);
+  const double f = scale, k = stiffness / (f * f);
+  const double mn = f * s.max_n, mt = f * s.max_t, x = f * dt_abs;
+  // The shear secant's reference opening, at least dt0.
+  const double dt0 = Kokkos::fmin(p.tau_max / k, 0.5 * p.delta_t);
   const double ref = mt > dt0 ? mt : dt0;
-  const double t_abs = ppr_detail::envelope_t(p, mn, ref) * (dt_abs / ref);
+  double en, et;
+  ppr_detail::envelopes(p, mn, mt, ref, en, et);
+  // Normal: the envelope at the largest openings, scaled along the secant below them.
+  tn = dn < 0 ? stiffness * dn : mn > 0 ? f * en * (f * dn / mn) : f * en;
+  // Tangential likewise in |dt|, with the sign of dt.
+  const double t_abs = f * et * (x / ref);
   tt = dt >= 0 ? t_abs : -t_abs;
 }
 

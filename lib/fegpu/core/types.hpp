@@ -50,6 +50,23 @@ template <int Block> inline auto range_in_blocks(Index begin, Index end) {
                                        Kokkos::Experimental::WorkItemProperty::HintLightWeight);
 }
 
+/// Copies row `j` of `src` to row `i` of `dst` (Views of rank 1, 2 or 4 of one shape past the
+/// first extent): one thread a row, the copy kernels' body.
+template <class View> KOKKOS_INLINE_FUNCTION void copy_row(const View &dst, Index i, const View &src, Index j) {
+  if constexpr (View::rank() == 1) {
+    dst(i) = src(j);
+  } else if constexpr (View::rank() == 2) {
+    for (std::size_t k = 0; k < src.extent(1); ++k)
+      dst(i, k) = src(j, k);
+  } else {
+    static_assert(View::rank() == 4, "copy_row: rank 1, 2 or 4");
+    for (std::size_t k = 0; k < src.extent(1); ++k)
+      for (std::size_t l = 0; l < src.extent(2); ++l)
+        for (std::size_t m = 0; m < src.extent(3); ++m)
+          dst(i, k, l, m) = src(j, k, l, m);
+  }
+}
+
 /// Gives a View of rank 1, 2 or 4 `n` rows (its first extent), keeping the leading ones; the new
 /// rows are value-initialised when `initialize`, else left as allocated. One thread copies one
 /// row: Kokkos::resize copies a rank-2 View with a multidimensional-range kernel, which on an
@@ -60,23 +77,20 @@ template <class View> void resize_rows(View &v, Index n, bool initialize) {
   const View out = initialize ? View(Kokkos::view_alloc(v.label()), layout)
                               : View(Kokkos::view_alloc(Kokkos::WithoutInitializing, v.label()), layout);
   const View in = v;
-  const Index keep = std::min(n, static_cast<Index>(v.extent(0)));
   Kokkos::parallel_for(
-      "fegpu::resize_rows", range(0, keep), KOKKOS_LAMBDA(Index i) {
-        const View &dst = out, &src = in; // captured outside the constexpr-if (a CUDA rule)
-        if constexpr (View::rank() == 1) {
-          dst(i) = src(i);
-        } else if constexpr (View::rank() == 2) {
-          for (std::size_t j = 0; j < src.extent(1); ++j)
-            dst(i, j) = src(i, j);
-        } else {
-          static_assert(View::rank() == 4, "resize_rows: rank 1, 2 or 4");
-          for (std::size_t j = 0; j < src.extent(1); ++j)
-            for (std::size_t k = 0; k < src.extent(2); ++k)
-              for (std::size_t l = 0; l < src.extent(3); ++l)
-                dst(i, j, k, l) = src(i, j, k, l);
-        }
-      });
+      "fegpu::resize_rows", range(0, std::min(n, static_cast<Index>(v.extent(0)))),
+      KOKKOS_LAMBDA(Index i) { copy_row(out, i, in, i); });
+  v = out;
+}
+
+/// Reorders the leading rows of `v`: row i becomes the old row from(i), for i < from.extent(0).
+/// The View keeps its extents; rows past from.extent(0) are left as allocated.
+template <class View> void permute_rows(View &v, const IndexView &from) {
+  const View out(Kokkos::view_alloc(Kokkos::WithoutInitializing, v.label()), v.layout());
+  const View in = v;
+  Kokkos::parallel_for(
+      "fegpu::permute_rows", range(0, static_cast<Index>(from.extent(0))),
+      KOKKOS_LAMBDA(Index i) { copy_row(out, i, in, from(i)); });
   v = out;
 }
 
