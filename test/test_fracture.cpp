@@ -39,14 +39,14 @@ PPRParams law(double phi, double sigma) {
 /// kinetic + strain + cohesive work - external work, against its initial value, over the largest term.
 struct Balance {
   double initial = 0, worst = 0;
-  Balance(FractureModel &m, const ExplicitDriver &d) { initial = total(m, d, nullptr); }
-  static double total(FractureModel &m, const ExplicitDriver &d, double *scale) {
+  Balance(FractureModel &m, ExplicitDriver &d) { initial = total(m, d, nullptr); }
+  static double total(FractureModel &m, ExplicitDriver &d, double *scale) {
     const Energies e = d.energies();
     const FractureEnergies f = m.energies(d.displacement());
     if (scale) *scale = std::max({e.kinetic, f.strain, f.cohesive_work, std::abs(e.external), e.initial_kinetic});
     return e.kinetic + f.strain + f.cohesive_work - e.external;
   }
-  void measure(FractureModel &m, const ExplicitDriver &d) {
+  void measure(FractureModel &m, ExplicitDriver &d) {
     double scale;
     const double t = total(m, d, &scale);
     if (scale > 0) worst = std::max(worst, std::abs(t - initial) / scale);

@@ -752,7 +752,7 @@ Index FractureModel::insert_facets(const DeviceView<uint8_t *> &flags) {
   return inserted;
 }
 
-bool FractureModel::update_topology(const DofView &u, const DofView & /*v*/, double /*time*/, long step) {
+bool FractureModel::update_topology(const DofView &u, double /*time*/, long step) {
   if (step % config_.check_every != 0) return false;
   return check_and_insert(u) > 0;
 }

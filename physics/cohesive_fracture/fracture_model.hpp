@@ -74,7 +74,7 @@ public:
   std::vector<LoadPattern> loads() const override { return bulk_.loads(); }
   void initial_state(const DofView &u, const DofView &v) const override { bulk_.initial_state(u, v); }
   void add_internal_force(const DofView &u, const DofView &f) override;
-  bool update_topology(const DofView &u, const DofView &v, double time, long step) override;
+  bool update_topology(const DofView &u, double time, long step) override;
   void carry_nodal_field(const DofView &old, const DofView &field) const override;
   HostMesh output_mesh() const override;
   ExodusVariables output_variables() const override;

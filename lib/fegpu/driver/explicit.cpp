@@ -70,6 +70,35 @@ void constrain(const RealView &u, const RealView &v, const IndexView &d, bool di
       });
 }
 
+/// The predictor at one dof: v(n+1/2) = v(n) + dt/2 a(n), u(n+1) = u(n) + dt v(n+1/2), and the
+/// f(n) halves of the work increments (on a constrained dof the reaction f does the work).
+KOKKOS_INLINE_FUNCTION void predict(double dt, double half, double m, double f, double fext, double a, double &v,
+                                    double &u, EnergyIncrement &s) {
+  v += half * a;
+  const double du = dt * v;
+  u += du;
+  s.internal += 0.5 * du * f;
+  s.external += 0.5 * du * (m > 0 ? fext : f);
+}
+
+/// The corrector at one dof: a(n+1) = (f_ext - f_int) / m, v(n+1) = v(n+1/2) + dt/2 a(n+1), the
+/// f(n+1) halves and the kinetic energy. Returns a(n+1) (0 on a constrained dof).
+KOKKOS_INLINE_FUNCTION double correct(double dt, double half, double m, double f, double fext, double &v,
+                                      EnergyIncrement &s) {
+  const double du = dt * v;
+  s.internal += 0.5 * du * f;
+  double a = 0.0;
+  if (m > 0) {
+    a = (fext - f) / m;
+    v += half * a;
+    s.external += 0.5 * du * fext;
+  } else {
+    s.external += 0.5 * du * f;
+  }
+  s.kinetic += 0.5 * Kokkos::abs(m) * v * v;
+  return a;
+}
+
 } // namespace driver_kernels
 
 double Energies::balance_error() const {
@@ -90,6 +119,7 @@ ExplicitDriver::ExplicitDriver(ExplicitModel &model, const TimeConfig &time, Pha
   energy_ = DeviceView<double[4]>("fegpu::driver::energy");
   predictor_increment_ = Kokkos::View<EnergyIncrement, MemSpace>("fegpu::driver::energy_increment");
   corrector_increment_ = Kokkos::View<EnergyIncrement, MemSpace>("fegpu::driver::energy_increment");
+  fused_increment_ = Kokkos::View<FusedIncrement, MemSpace>("fegpu::driver::energy_increment");
   constraints_ = model.constraints();
   loads_ = model.loads();
 
@@ -175,22 +205,46 @@ void ExplicitDriver::step() {
   const bool loads = !loads_.empty();
   const RealView u = flat(u_), v = flat(v_), a = flat(a_), m = flat(mass_), fi = flat(fint_), fe = flat(fext_);
   const Index ndof = static_cast<Index>(u.extent(0));
-  const auto pred = predictor_increment_, corr = corrector_increment_;
+  const auto pred = predictor_increment_;
   {
     Kokkos::Profiling::ScopedRegion r("fegpu::driver::predictor");
-    // v(n+1/2) = v(n) + dt/2 a(n); u(n+1) = u(n) + dt v(n+1/2); the f(n) halves of the work
-    // increments; f_int cleared for the element kernels.
-    Kokkos::parallel_reduce(
-        "fegpu::driver::predictor", range(0, ndof),
-        KOKKOS_LAMBDA(Index i, EnergyIncrement & s) {
-          v(i) += half * a(i);
-          const double du = dt * v(i), f = fi(i);
-          u(i) += du;
-          s.internal += 0.5 * du * f;
-          s.external += 0.5 * du * (m(i) > 0 ? (loads ? fe(i) : 0.0) : f); // reaction on constrained dofs
-          fi(i) = 0.0;
-        },
-        Kokkos::Sum<EnergyIncrement, MemSpace>(pred));
+    // f_int is cleared for the element kernels.
+    if (corrector_pending_) {
+      // The last step's corrector and this step's predictor in one pass: a(n) stays in a register.
+      const auto fused = fused_increment_;
+      Kokkos::parallel_reduce(
+          "fegpu::driver::corrector_predictor", range(0, ndof),
+          KOKKOS_LAMBDA(Index i, FusedIncrement & s) {
+            const double mi = m(i), f = fi(i), fext = loads ? fe(i) : 0.0;
+            double vi = v(i), ui = u(i);
+            const double ai = driver_kernels::correct(dt, half, mi, f, fext, vi, s.corrector);
+            driver_kernels::predict(dt, half, mi, f, fext, ai, vi, ui, s.predictor);
+            v(i) = vi;
+            u(i) = ui;
+            fi(i) = 0.0;
+          },
+          Kokkos::Sum<FusedIncrement, MemSpace>(fused));
+      const auto e = energy_;
+      Kokkos::parallel_for(
+          "fegpu::driver::accumulate_energy", range(0, 1), KOKKOS_LAMBDA(Index) {
+            e(0) = fused().corrector.kinetic;
+            e(1) += pred().internal + fused().corrector.internal;
+            e(2) += pred().external + fused().corrector.external;
+            pred() = fused().predictor;
+          });
+      corrector_pending_ = false;
+    } else {
+      Kokkos::parallel_reduce(
+          "fegpu::driver::predictor", range(0, ndof),
+          KOKKOS_LAMBDA(Index i, EnergyIncrement & s) {
+            double vi = v(i), ui = u(i);
+            driver_kernels::predict(dt, half, m(i), fi(i), loads ? fe(i) : 0.0, a(i), vi, ui, s);
+            v(i) = vi;
+            u(i) = ui;
+            fi(i) = 0.0;
+          },
+          Kokkos::Sum<EnergyIncrement, MemSpace>(pred));
+    }
     apply_constraints(time_ + dt_);
   }
   {
@@ -198,40 +252,42 @@ void ExplicitDriver::step() {
     external_force(time_ + dt_, fext_);
     model_.add_internal_force(u_, fint_);
   }
-  {
-    Kokkos::Profiling::ScopedRegion r("fegpu::driver::corrector");
-    // a(n+1) = (f_ext - f_int) / m; v(n+1) = v(n+1/2) + dt/2 a(n+1); the f(n+1) halves.
-    Kokkos::parallel_reduce(
-        "fegpu::driver::corrector", range(0, ndof),
-        KOKKOS_LAMBDA(Index i, EnergyIncrement & s) {
-          const double mi = m(i), f = fi(i), du = dt * v(i);
-          s.internal += 0.5 * du * f;
-          if (mi > 0) {
-            const double fext = loads ? fe(i) : 0.0;
-            a(i) = (fext - f) / mi;
-            v(i) += half * a(i);
-            s.external += 0.5 * du * fext;
-          } else {
-            a(i) = 0.0;
-            s.external += 0.5 * du * f;
-          }
-          s.kinetic += 0.5 * Kokkos::abs(mi) * v(i) * v(i);
-        },
-        Kokkos::Sum<EnergyIncrement, MemSpace>(corr));
-    const auto e = energy_;
-    Kokkos::parallel_for(
-        "fegpu::driver::accumulate_energy", range(0, 1), KOKKOS_LAMBDA(Index) {
-          e(0) = corr().kinetic;
-          e(1) += pred().internal + corr().internal;
-          e(2) += pred().external + corr().external;
-        });
-  }
+  corrector_pending_ = true;
   time_ += dt_;
   ++steps_;
-  if (model_.update_topology(u_, v_, time_, steps_)) adapt_topology();
+  if (model_.update_topology(u_, time_, steps_)) {
+    finish_step();
+    adapt_topology();
+  }
 }
 
-Energies ExplicitDriver::energies() const {
+void ExplicitDriver::finish_step() {
+  if (!corrector_pending_) return;
+  Kokkos::Profiling::ScopedRegion r("fegpu::driver::corrector");
+  const double dt = dt_, half = 0.5 * dt_;
+  const bool loads = !loads_.empty();
+  const RealView v = flat(v_), a = flat(a_), m = flat(mass_), fi = flat(fint_), fe = flat(fext_);
+  const auto pred = predictor_increment_, corr = corrector_increment_;
+  Kokkos::parallel_reduce(
+      "fegpu::driver::corrector", range(0, static_cast<Index>(v.extent(0))),
+      KOKKOS_LAMBDA(Index i, EnergyIncrement & s) {
+        double vi = v(i);
+        a(i) = driver_kernels::correct(dt, half, m(i), fi(i), loads ? fe(i) : 0.0, vi, s);
+        v(i) = vi;
+      },
+      Kokkos::Sum<EnergyIncrement, MemSpace>(corr));
+  const auto e = energy_;
+  Kokkos::parallel_for(
+      "fegpu::driver::accumulate_energy", range(0, 1), KOKKOS_LAMBDA(Index) {
+        e(0) = corr().kinetic;
+        e(1) += pred().internal + corr().internal;
+        e(2) += pred().external + corr().external;
+      });
+  corrector_pending_ = false;
+}
+
+Energies ExplicitDriver::energies() {
+  finish_step();
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), energy_);
   Energies e;
   e.kinetic = h(0);
@@ -242,6 +298,7 @@ Energies ExplicitDriver::energies() const {
 }
 
 void ExplicitDriver::write_output(ExodusWriter &writer) {
+  finish_step();
   std::vector<std::vector<double>> nodal, element;
   std::vector<double> global;
   model_.fill_output(u_, v_, a_, nodal, element, global);
