@@ -311,3 +311,59 @@ TEST(Fracture, RenumberingNodesChangesNothingElementsSee) {
   ASSERT_EQ(per_element[0].size(), per_element[1].size());
   EXPECT_EQ(std::memcmp(per_element[0].data(), per_element[1].data(), per_element[0].size() * sizeof(double)), 0);
 }
+
+// The stress check against a host reference: a linear displacement u = (eps x, 0) with nu = 0 in
+// plane stress gives the uniform stress sxx = E eps, which the nodal averaging reproduces exactly;
+// a facet of unit normal n then carries T_n = E eps n_x^2 and |T_t| = E eps |n_x n_y|, and it must
+// crack exactly when (T_n / sigma_max)^2 + (T_t / tau_max)^2 >= 1. Larger strains after the first
+// insertion check the averaging on the split nodes.
+TEST(Fracture, StressCheckFlagsExactlyTheFacetsBeyondTheStrength) {
+  for (auto type : {ElementType::Tri3, ElementType::Tri6}) {
+    elastic::Config c;
+    c.materials = {elastic::isotropic(1.0, 1.0, 0.0, true)};
+    FractureConfig f;
+    f.law = law(1e-3, 1.0);
+    const HostMesh h = generate_rectangle(type, 12, 8, 1.5, 1.0);
+    FractureModel model(h, c, f);
+    const Topology &t = model.cracked().topology;
+    const auto f2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.facet2elem);
+    const auto f2l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.facet2local);
+    const int npe = element_info(type).nodes;
+    std::vector<char> expected(t.num_facets, 0);
+    Index expected_count = 0;
+    // Within a few percent below and above the strength for the vertical facets (r = eps^2), then
+    // the diagonal ones (r = eps^2 / 2): a weight off by a few percent changes the answer.
+    for (double eps : {0.98, 1.02, 1.39, 1.43}) {
+      for (Index fc = 0; fc < t.num_facets; ++fc) {
+        if (f2e(fc, 1) < 0 || expected[fc]) continue;
+        const Index e = f2e(fc, 0);
+        const int l = f2l(fc, 0);
+        const Index a = h.conn[e * npe + facet_node(type, l, 0)], b = h.conn[e * npe + facet_node(type, l, 1)];
+        const double tx = h.xyz[3 * b] - h.xyz[3 * a], ty = h.xyz[3 * b + 1] - h.xyz[3 * a + 1];
+        const double len = std::hypot(tx, ty), nx = ty / len, ny = -tx / len;
+        const double tn = eps * nx * nx, tt = eps * nx * ny, r = tn * tn + tt * tt;
+        ASSERT_GT(std::abs(r - 1), 1e-6) << "facet " << fc << " is on the threshold";
+        if (r >= 1) {
+          expected[fc] = 1;
+          ++expected_count;
+        }
+      }
+      // u on the current (split) nodes, from their coordinates.
+      const Index n = model.num_nodes();
+      const auto xyz = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), model.cracked().coords);
+      DofView u("u", n, 2);
+      auto uh = Kokkos::create_mirror_view(Kokkos::HostSpace(), u);
+      for (Index i = 0; i < n; ++i) {
+        uh(i, 0) = eps * xyz(i, 0);
+        uh(i, 1) = 0.0;
+      }
+      Kokkos::deep_copy(u, uh);
+      model.check_and_insert(u);
+      const auto f2c = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), model.cracked().facet2coh);
+      for (Index fc = 0; fc < t.num_facets; ++fc)
+        EXPECT_EQ(f2c(fc) >= 0, bool(expected[fc])) << type_name(type) << " eps " << eps << " facet " << fc;
+      EXPECT_EQ(model.cracked().num_cohesive(), expected_count) << type_name(type) << " eps " << eps;
+    }
+    EXPECT_GT(expected_count, 0);
+  }
+}

@@ -241,13 +241,16 @@ template <int NPE> struct CohesiveScatter {
   }
 };
 
-/// Element stresses averaged to the nodes, weighted by area: (sxx, syy, sxy) * A and A.
+/// Element stresses summed at the nodes, weighted by area: (sxx, syy, sxy) * A; with `area_only`
+/// the areas A alone (one component), which change only with the topology, so the stress check
+/// divides by their stored inverse sums instead of adding a fourth component every check.
 template <int NPE> struct NodalStress {
   ConnView conn;
   CoordView xyz;
   DofView u;
   DeviceView<elastic::Material *> mats;
   IndexView elem_mat;
+  bool area_only;
   template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
     double x[NPE], y[NPE], ux[NPE], uy[NPE], s[3];
     for (int a = 0; a < NPE; ++a) {
@@ -260,9 +263,11 @@ template <int NPE> struct NodalStress {
     const double A = elastic::mean_stress<NPE>(mats(elem_mat(e)), x, y, ux, uy, s);
     for (int a = 0; a < NPE; ++a) {
       const Index n = conn(e, a);
-      for (int k = 0; k < 3; ++k)
-        add(n, k, A * s[k]);
-      add(n, 3, A);
+      if (area_only)
+        add(n, 0, A);
+      else
+        for (int k = 0; k < 3; ++k)
+          add(n, k, A * s[k]);
     }
   }
 };
@@ -327,7 +332,7 @@ void notch_facets(const Mesh &mesh, const Topology &t, const std::array<double, 
 template <int NPE>
 Index stress_check(const ConnView &conn, const CoordView &xyz, const Topology &t, const IndexView &facet2coh,
                    const DeviceView<uint8_t *> &crackable, const RealView &strength, const DofView &ns,
-                   const PPRParams &law, const DeviceView<uint8_t *> &flags) {
+                   const RealView &inverse_area, const PPRParams &law, const DeviceView<uint8_t *> &flags) {
   constexpr int NPF = NPE == 3 ? 2 : 3;
   const auto f2e = t.facet2elem;
   const auto f2l = t.facet2local;
@@ -342,8 +347,9 @@ Index stress_check(const ConnView &conn, const CoordView &xyz, const Topology &t
         double s[3] = {0, 0, 0};
         for (int k = 0; k < NPF; ++k) {
           const Index n = conn(e, facet_node(tri(NPE), l, k));
+          const double w = inverse_area(n) / NPF;
           for (int j = 0; j < 3; ++j)
-            s[j] += ns(n, j) / (ns(n, 3) * NPF);
+            s[j] += ns(n, j) * w;
         }
         const Index a = conn(e, facet_node(tri(NPE), l, 0)), b = conn(e, facet_node(tri(NPE), l, 1));
         double tx = xyz(b, 0) - xyz(a, 0), ty = xyz(b, 1) - xyz(a, 1);
@@ -384,6 +390,15 @@ void strength_factors(const StrengthScatter &sc, const RealView &out) {
         out(f) =
             kind == StrengthScatter::Uniform ? 1 + spread * (2 * u - 1) : Kokkos::pow(-Kokkos::log(u), 1 / m) / gamma;
       });
+}
+
+/// out(i) = 1 / area(i, 0): a node's inverse area sum (every node belongs to an element).
+RealView inverse(const DofView &area) {
+  RealView out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::inverse_area"), area.extent(0));
+  Kokkos::parallel_for(
+      "fegpu::cohesive::inverse_area", range(0, static_cast<Index>(area.extent(0))),
+      KOKKOS_LAMBDA(Index i) { out(i) = 1.0 / area(i, 0); });
+  return out;
 }
 
 /// out(i) = v(map(i)).
@@ -668,6 +683,7 @@ void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
   CoordView coords(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::coords"), n);
   Kokkos::deep_copy(coords, Kokkos::subview(cracked_->coords, Kokkos::make_pair(Index(0), n), Kokkos::ALL));
   bulk_.set_topology(cracked_->elem2node, coords, origin_);
+  inverse_area_ = RealView(); // the stress check sums the areas again on the new nodes
   peak_bytes_ = std::max(peak_bytes_, memory_bytes());
   if (atomic_scatter()) return;
   // Colour by colour, the cohesive forces go through face_force_ and a scatter pass over the
@@ -723,25 +739,31 @@ template <int NPE> void FractureModel::cohesive_forces(const DofView &u, const D
 }
 
 Index FractureModel::check_and_insert(const DofView &u) {
+  if (bulk_.mesh().type == ElementType::Tri3) return check_and_insert<3>(u);
+  return check_and_insert<6>(u);
+}
+
+template <int NPE> Index FractureModel::check_and_insert(const DofView &u) {
   Kokkos::Profiling::ScopedRegion r("fegpu::cohesive::check_and_insert");
   const Mesh &m = bulk_.mesh();
   const Index n = m.num_nodes(), ne = m.num_elems();
-  if (static_cast<Index>(nodal_stress_.extent(0)) != n)
-    nodal_stress_ = DofView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::nodal_stress"), n, 4);
-  Kokkos::deep_copy(nodal_stress_, 0.0);
   const auto scatter = bulk_.config().scatter;
-  Index flagged;
-  if (m.type == ElementType::Tri3) {
-    scatter_elements("fegpu::cohesive::nodal_stress", scatter, bulk_.coloring(), ne, nodal_stress_,
-                     NodalStress<3>{m.elem2node, m.coords, u, bulk_.materials(), bulk_.element_material()});
-    flagged = fracture_kernels::stress_check<3>(m.elem2node, m.coords, topology_, cracked_->facet2coh, crackable_,
-                                                strength_, nodal_stress_, config_.law, flags_);
-  } else {
-    scatter_elements("fegpu::cohesive::nodal_stress", scatter, bulk_.coloring(), ne, nodal_stress_,
-                     NodalStress<6>{m.elem2node, m.coords, u, bulk_.materials(), bulk_.element_material()});
-    flagged = fracture_kernels::stress_check<6>(m.elem2node, m.coords, topology_, cracked_->facet2coh, crackable_,
-                                                strength_, nodal_stress_, config_.law, flags_);
+  const auto sums = [&](const DofView &target, bool area_only) {
+    Kokkos::deep_copy(target, 0.0);
+    scatter_elements(
+        "fegpu::cohesive::nodal_stress", scatter, bulk_.coloring(), ne, target,
+        NodalStress<NPE>{m.elem2node, m.coords, u, bulk_.materials(), bulk_.element_material(), area_only});
+  };
+  if (static_cast<Index>(inverse_area_.extent(0)) != n) { // after a topology change
+    const DofView area("fegpu::cohesive::nodal_area", n, 1);
+    sums(area, true);
+    inverse_area_ = fracture_kernels::inverse(area);
+    nodal_stress_ = DofView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::nodal_stress"), n, 3);
   }
+  sums(nodal_stress_, false);
+  const Index flagged =
+      fracture_kernels::stress_check<NPE>(m.elem2node, m.coords, topology_, cracked_->facet2coh, crackable_, strength_,
+                                          nodal_stress_, inverse_area_, config_.law, flags_);
   return flagged == 0 ? 0 : insert_facets(flags_);
 }
 
@@ -812,8 +834,8 @@ std::size_t FractureModel::memory_bytes() const {
          c.coh2facet_elem.span() * sizeof(Index) + c.coh2facet_local.span() * sizeof(int) +
          c.links.span() * sizeof(ElementLinks) + points_.span() * sizeof(CohesivePoint) +
          face_force_.span() * sizeof(Real) + adjacent_.elems.span() * sizeof(Index) * 2 +
-         nodal_stress_.span() * sizeof(Real) + bulk_.mesh().coords.span() * sizeof(Real) +
-         bulk_.lumped_mass().span() * sizeof(Real);
+         nodal_stress_.span() * sizeof(Real) + inverse_area_.span() * sizeof(Real) +
+         bulk_.mesh().coords.span() * sizeof(Real) + bulk_.lumped_mass().span() * sizeof(Real);
 }
 
 HostMesh FractureModel::output_mesh() const {

@@ -109,6 +109,7 @@ private:
   bool atomic_scatter() const { return bulk_.config().scatter == ScatterStrategy::Atomic; }
   /// The cohesive tractions and their scatter into f (functors, so a private member may launch them).
   template <int NPE> void cohesive_forces(const DofView &u, const DofView &f);
+  template <int NPE> Index check_and_insert(const DofView &u);
 
   elastic::ElasticModel bulk_;
   FractureConfig config_;
@@ -122,7 +123,8 @@ private:
   DeviceView<CohesivePoint **> points_;
   DeviceView<Real *[2][3][2]> face_force_; // (cohesive, face, facet node, xy): internal force
                                            // (colour by colour only)
-  DofView nodal_stress_;                   // (node, sxx syy sxy area), area-weighted sums
+  DofView nodal_stress_;                   // (node, sxx syy sxy), area-weighted sums
+  RealView inverse_area_;                  // (node): 1 / the areas summed there; empty after a topology change
   /// Bulk elements touching a cohesive element, grouped by colour, with the colouring's shape
   /// (colour by colour only).
   struct Adjacent {
