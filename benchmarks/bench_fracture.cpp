@@ -4,7 +4,9 @@
 //                            nothing is inserted), bulk forces, update;
 //   FractureStep/fragmented  every interior facet already a cohesive element (Table A.2's
 //                            topology: 23 million nodes at 3.84 million elements), bulk and
-//                            cohesive forces each step, no check;
+//                            cohesive forces each step, no check; fragmented_check and
+//                            fragmented_check10 the same with the stress check every step and
+//                            every tenth step, as the intact cases (it finds no facet left);
 //   FractureStep/elastic     the intact mesh with neither check nor cohesive forces: the
 //                            elastodynamics step the other two add to.
 // The second argument picks the scatter: 0 colour by colour (deterministic, the default), 1 atomic
@@ -21,7 +23,7 @@ using namespace fegpu::cohesive;
 
 namespace {
 
-enum class Case { Intact, IntactCheck10, Fragmented, Elastic };
+enum class Case { Intact, IntactCheck10, Fragmented, FragmentedCheck, FragmentedCheck10, Elastic };
 enum class Part { Step, Forces, BulkForces };
 
 void run(benchmark::State &state, Case which, Part part) {
@@ -35,12 +37,16 @@ void run(benchmark::State &state, Case which, Part part) {
   fc.law.phi_n = fc.law.phi_t = 1.0;
   const bool intact = which == Case::Intact || which == Case::IntactCheck10;
   fc.law.sigma_max = fc.law.tau_max = intact ? 1e30 : 1.0;
-  fc.check_every = which == Case::Intact ? 1 : which == Case::IntactCheck10 ? 10 : 1L << 40;
+  const bool fragmented =
+      which == Case::Fragmented || which == Case::FragmentedCheck || which == Case::FragmentedCheck10;
+  fc.check_every = which == Case::Intact || which == Case::FragmentedCheck            ? 1
+                   : which == Case::IntactCheck10 || which == Case::FragmentedCheck10 ? 10
+                                                                                      : 1L << 40;
   fc.counter = CounterStrategy::GlobalAtomic;
   fc.renumber_nodes = state.range(2) != 0;
   FractureModel model(generate_annulus(ElementType::Tri6, 3 * n_r, n_r, 0.5, 1.0), ec, fc);
   const Topology &t = model.cracked().topology;
-  if (which == Case::Fragmented) {
+  if (fragmented) {
     DeviceView<uint8_t *> all("fegpu::bench::flags", t.num_facets);
     const auto f2e = t.facet2elem;
     Kokkos::parallel_for(
@@ -98,6 +104,12 @@ BENCHMARK_CAPTURE(fracture_step, intact_check10, Case::IntactCheck10)
     ->Name("FractureStep/intact_check10")
     ->Apply(sizes);
 BENCHMARK_CAPTURE(fracture_step, fragmented, Case::Fragmented)->Name("FractureStep/fragmented")->Apply(sizes);
+BENCHMARK_CAPTURE(fracture_step, fragmented_check, Case::FragmentedCheck)
+    ->Name("FractureStep/fragmented_check")
+    ->Apply(sizes);
+BENCHMARK_CAPTURE(fracture_step, fragmented_check10, Case::FragmentedCheck10)
+    ->Name("FractureStep/fragmented_check10")
+    ->Apply(sizes);
 BENCHMARK_CAPTURE(fracture_step, elastic, Case::Elastic)->Name("FractureStep/elastic")->Apply(sizes);
 BENCHMARK_CAPTURE(fracture_step, fragmented_parts, Case::Fragmented)->Name("FragmentedParts/step")->Apply(parts);
 BENCHMARK_CAPTURE(fracture_forces, all, Part::Forces)->Name("FragmentedParts/bulk_and_cohesive_forces")->Apply(parts);
