@@ -755,7 +755,7 @@ template <int NPE> Index FractureModel::check_and_insert(const DofView &u) {
         NodalStress<NPE>{m.elem2node, m.coords, u, bulk_.materials(), bulk_.element_material(), area_only});
   };
   if (static_cast<Index>(inverse_area_.extent(0)) != n) { // after a topology change
-    const DofView area("fegpu::cohesive::nodal_area", n, 1);
+    const DofView area(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::nodal_area"), n, 1);
     sums(area, true);
     inverse_area_ = fracture_kernels::inverse(area);
     nodal_stress_ = DofView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::nodal_stress"), n, 3);

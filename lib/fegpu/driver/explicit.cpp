@@ -99,6 +99,14 @@ KOKKOS_INLINE_FUNCTION double correct(double dt, double half, double m, double f
   return a;
 }
 
+/// A finished step's energies: the kinetic energy at t(n+1), the work increments of both halves.
+KOKKOS_INLINE_FUNCTION void accumulate(const DeviceView<double[4]> &e, const EnergyIncrement &pred,
+                                       const EnergyIncrement &corr) {
+  e(0) = corr.kinetic;
+  e(1) += pred.internal + corr.internal;
+  e(2) += pred.external + corr.external;
+}
+
 } // namespace driver_kernels
 
 double Energies::balance_error() const {
@@ -227,9 +235,7 @@ void ExplicitDriver::step() {
       const auto e = energy_;
       Kokkos::parallel_for(
           "fegpu::driver::accumulate_energy", range(0, 1), KOKKOS_LAMBDA(Index) {
-            e(0) = fused().corrector.kinetic;
-            e(1) += pred().internal + fused().corrector.internal;
-            e(2) += pred().external + fused().corrector.external;
+            driver_kernels::accumulate(e, pred(), fused().corrector);
             pred() = fused().predictor;
           });
       corrector_pending_ = false;
@@ -278,11 +284,8 @@ void ExplicitDriver::finish_step() {
       Kokkos::Sum<EnergyIncrement, MemSpace>(corr));
   const auto e = energy_;
   Kokkos::parallel_for(
-      "fegpu::driver::accumulate_energy", range(0, 1), KOKKOS_LAMBDA(Index) {
-        e(0) = corr().kinetic;
-        e(1) += pred().internal + corr().internal;
-        e(2) += pred().external + corr().external;
-      });
+      "fegpu::driver::accumulate_energy", range(0, 1),
+      KOKKOS_LAMBDA(Index) { driver_kernels::accumulate(e, pred(), corr()); });
   corrector_pending_ = false;
 }
 
