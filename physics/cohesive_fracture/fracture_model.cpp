@@ -42,25 +42,22 @@ KOKKOS_INLINE_FUNCTION constexpr ElementType tri(int npe) { return npe == 3 ? El
 
 } // namespace
 
-/// The cohesive law of each cohesive element: the base law with its facet's strength factor
-/// (the fracture energies stay, so the widths grow as the strengths fall).
+/// The cohesive law of each cohesive element: the base law with its facet's strength factor f
+/// (the fracture energies stay, so the widths are the base law's over f). Every pass works in the
+/// base law's units, openings times f, as ppr_traction's `scale` does: no law is finalised per
+/// element.
 struct LawField {
   PPRParams base;
   RealView strength;
   IndexView coh2facet;
   /// The strength factor of cohesive element c (ppr_traction's `scale`).
   KOKKOS_INLINE_FUNCTION double factor(Index c) const { return strength(coh2facet(c)); }
-  /// The law of cohesive element c, finalised (for the light passes; the force kernel scales
-  /// the base law instead).
-  KOKKOS_INLINE_FUNCTION PPRParams operator()(Index c) const {
-    PPRParams p = base;
+  /// A history of cohesive element c in the base law's units (for ppr_failed, ppr_damage).
+  KOKKOS_INLINE_FUNCTION PPRState in_base(Index c, PPRState s) const {
     const double f = factor(c);
-    if (f != 1.0) {
-      p.sigma_max *= f;
-      p.tau_max *= f;
-      p.finalize();
-    }
-    return p;
+    s.max_n *= f;
+    s.max_t *= f;
+    return s;
   }
 };
 
@@ -462,7 +459,8 @@ void init_points(const DeviceView<CohesivePoint **> &pts, Index begin, Index end
       "fegpu::cohesive::init_points", range(begin, end), KOKKOS_LAMBDA(Index c) {
         for (int q = 0; q < nq; ++q) {
           CohesivePoint p{};
-          if (failed) p.history.max_n = laws(c).delta_n; // a notch: traction-free in tension, contact still active
+          if (failed) // a notch: traction-free in tension, contact still active
+            p.history.max_n = laws.base.delta_n / laws.factor(c);
           pts(c, q) = p;
         }
       });
@@ -566,9 +564,8 @@ DeviceView<uint8_t *> separated(const IndexView &facet2coh, const DeviceView<Coh
       "fegpu::cohesive::separated", range(0, nf), KOKKOS_LAMBDA(Index f) {
         const Index c = facet2coh(f);
         bool sep = c >= 0;
-        const PPRParams law = sep ? laws(c) : laws.base;
         for (int q = 0; sep && q < nq; ++q)
-          sep = ppr_failed(law, pts(c, q).history);
+          sep = ppr_failed(laws.base, laws.in_base(c, pts(c, q).history));
         out(f) = sep;
       });
   return out;
@@ -584,13 +581,12 @@ void cohesive_output(const ConnView &conn, const CoordView &xyz, const U &u, con
   Kokkos::parallel_for(
       "fegpu::cohesive::output", range(0, n), KOKKOS_LAMBDA(Index c) {
         double dn = 0, dt = 0, d = 0;
-        const PPRParams law = laws(c);
         const CohesiveFacet<NPE> facet(conn, xyz, u, elem, local, c);
         for (int q = 0; q < nq; ++q) {
           const auto g = facet.point(q);
           dn += (g.Jx * g.nx() + g.Jy * g.ny()) / nq;
           dt += (g.Jx * g.tx + g.Jy * g.ty) / nq;
-          const double dq = ppr_damage(law, pts(c, q).history);
+          const double dq = ppr_damage(laws.base, laws.in_base(c, pts(c, q).history));
           d = dq > d ? dq : d;
         }
         values(c, 0) = dn;
