@@ -1,7 +1,7 @@
 // Explicit MITC4 shell steps (issue 5): the seed's pinched cylinder (its Table 5 meshes,
 // n_theta x 2 n_theta cells of a closed cylinder R 1.016, L 3.048, t 0.03, clamped at one end and
-// pinched at the other) with the standard scheme (colouring or atomics) and the element-local
-// scheme, and the seed's 12,500-element circular plate for the per-step latency. Each iteration is
+// pinched at the other) with the standard scheme (colouring or atomics), the fused and the
+// element-local scheme, and the seed's 12,500-element circular plate for the per-step latency. Each iteration is
 // 10 steps. Counters: element-steps per second, steps per second, device bytes per element.
 #include "common.hpp"
 #include "shell_model.hpp"
@@ -15,12 +15,13 @@ using namespace fegpu::shell;
 
 namespace {
 
-enum class Variant { Coloring, Atomic, ElementLocal };
+enum class Variant { Coloring, Atomic, Fused, ElementLocal };
 
 Config config(Variant v) {
   Config c;
-  c.scheme = v == Variant::ElementLocal ? Scheme::ElementLocal : Scheme::Standard;
-  c.scatter = v == Variant::Atomic ? Scatter::Atomic : Scatter::Coloring;
+  c.scheme =
+      v == Variant::ElementLocal ? Scheme::ElementLocal : (v == Variant::Fused ? Scheme::Fused : Scheme::Standard);
+  c.scatter = v == Variant::Coloring ? Scatter::Coloring : Scatter::Atomic;
   return c;
 }
 
@@ -143,9 +144,11 @@ void cylinders(benchmark::internal::Benchmark *b) {
 
 BENCHMARK_CAPTURE(PinchedCylinder, standard_coloring, Variant::Coloring)->Apply(cylinders);
 BENCHMARK_CAPTURE(PinchedCylinder, standard_atomic, Variant::Atomic)->Apply(cylinders);
+BENCHMARK_CAPTURE(PinchedCylinder, fused, Variant::Fused)->Apply(cylinders);
 BENCHMARK_CAPTURE(PinchedCylinder, element_local, Variant::ElementLocal)->Apply(cylinders);
 BENCHMARK_CAPTURE(CircularPlate, standard_coloring, Variant::Coloring)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(CircularPlate, standard_atomic, Variant::Atomic)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(CircularPlate, fused, Variant::Fused)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(CircularPlate, element_local, Variant::ElementLocal)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 BENCHMARK(LaunchFloor)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond)->UseRealTime();

@@ -353,6 +353,16 @@ TEST_F(App, ShellRunsOnAnExodusMesh) {
   EXPECT_GT(ux[at(10, 0)], 0.0);
   EXPECT_NEAR(-uy[at(0, 10)], ux[at(10, 0)], 1e-4 * ux[at(10, 0)]);
   EXPECT_EQ(out.element(6, "von_mises_top").size(), 36u);
+  // The fused scheme, chosen in the input, writes the same motion (its forces summed in another
+  // order: round-off apart).
+  const Result fused = run(replace(kShell, "{damping: 10.0}", "{damping: 10.0, scheme: fused}"));
+  ASSERT_EQ(fused.status, 0) << fused.err;
+  EXPECT_NE(fused.out.find("scheme: fused (scatter: atomic)"), std::string::npos) << fused.out;
+  const fegpu::ExodusReader again((dir_ / "out" / "hemisphere.e").string());
+  const auto ux2 = again.nodal(6, "displacement_x");
+  ASSERT_EQ(ux2.size(), ux.size());
+  for (std::size_t n = 0; n < ux.size(); ++n)
+    EXPECT_NEAR(ux2[n], ux[n], 1e-9 * ux[at(10, 0)]);
 }
 
 TEST_F(App, BadShellInput) {
@@ -368,7 +378,10 @@ TEST_F(App, BadShellInput) {
                    {"loads[0]", "exactly one of node_set and point"});
   expect_bad_input(replace(kShell, "thickness: 0.04", "thickness: 0.0"), {"material.thickness"});
   expect_bad_input(replace(kShell, "damping: 10.0", "damping: -1.0"), {"solver.damping", ">= 0"});
-  expect_bad_input(replace(kShell, "{damping: 10.0}", "{scheme: implicit}"), {"solver.scheme", "element_local"});
+  expect_bad_input(replace(kShell, "{damping: 10.0}", "{scheme: implicit}"),
+                   {"solver.scheme", "fused", "element_local"});
+  expect_bad_input(replace(kShell, "{damping: 10.0}", "{scheme: fused, scatter: coloring}"),
+                   {"solver.scatter", "atomics"});
   expect_bad_input(
       replace(kShell, "{file: hemisphere.exo}", "{generator: hemisphere, n_theta: 4, n_phi: 4, radius: 10, hole: 95}"),
       {"mesh.hole", "below 90"});

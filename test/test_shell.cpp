@@ -379,6 +379,16 @@ TEST(ShellProblems, PinchedCylinderWithDiaphragms) {
 }
 
 namespace {
+/// The schemes compared: the standard one with colouring and with atomics, the fused one and the
+/// element-local one.
+constexpr int kVariants = 4;
+const char *const kVariantNames[kVariants] = {"colouring", "atomics", "fused", "element-local"};
+Config with_variant(Config c, int variant) {
+  c.scheme = variant == 2 ? Scheme::Fused : (variant == 3 ? Scheme::ElementLocal : Scheme::Standard);
+  c.scatter = variant == 0 ? Scatter::Coloring : Scatter::Atomic;
+  return c;
+}
+
 /// Runs m for `steps` steps of dt and checks that the displacements match `ref` (taken from the
 /// first call) to `tol` of the largest and that the energy balances to 1e-3; returns the largest.
 double run_and_compare(ShellModel &m, double dt, int steps, std::vector<double> &ref, const char *name,
@@ -403,17 +413,41 @@ double run_and_compare(ShellModel &m, double dt, int steps, std::vector<double> 
 
 TEST(ShellSchemes, AgreeAndConserveEnergy) {
   // The seed's cantilever under its load (large displacements), undamped, 2000 steps: the
-  // standard scheme (colouring, atomics) and the element-local scheme give the same motion, and
-  // kinetic + strain - external work stays at zero.
+  // standard scheme (colouring, atomics), the fused and the element-local scheme give the same
+  // motion, and kinetic + strain - external work stays at zero.
   const HostMesh mesh = generate_rectangle(ElementType::Shell4, 20, 4, 100.0, 20.0);
   std::vector<double> ref;
-  const char *names[3] = {"cantilever, colouring", "cantilever, atomics", "cantilever, element-local"};
-  for (int variant = 0; variant < 3; ++variant) {
-    Config c = seed_cantilever();
-    c.scheme = variant == 2 ? Scheme::ElementLocal : Scheme::Standard;
-    c.scatter = variant == 1 ? Scatter::Atomic : Scatter::Coloring;
-    ShellModel m(mesh, c);
-    EXPECT_GT(run_and_compare(m, 0.9 * m.critical_time_step(), 2000, ref, names[variant]), 1e-3);
+  for (int variant = 0; variant < kVariants; ++variant) {
+    ShellModel m(mesh, with_variant(seed_cantilever(), variant));
+    const std::string name = std::string("cantilever, ") + kVariantNames[variant];
+    EXPECT_GT(run_and_compare(m, 0.9 * m.critical_time_step(), 2000, ref, name.c_str()), 1e-3);
+  }
+}
+
+TEST(ShellSchemes, PrescribedMotionAndDampingAgree) {
+  // The cantilever driven at its tip: the right edge pushed up at a ramped velocity and pulled
+  // along x to a ramped displacement, the root held in translation and against rotation about y
+  // only (a single-axis rotation condition), damped, 1500 steps. Every scheme's node update must
+  // give the same motion, and the energy must balance with the reactions' and the damping's work.
+  const HostMesh mesh = generate_rectangle(ElementType::Shell4, 20, 4, 100.0, 20.0);
+  Config base;
+  base.material = material(3e-9, 1768, 0.3, 0.2);
+  ConstraintSpec up, pull;
+  up.kind = ConstraintSpec::Velocity, up.set = "right", up.translation = {false, false, true};
+  up.value = {0, 0, 100.0};
+  pull.kind = ConstraintSpec::Displacement, pull.set = "right", pull.translation = {true, false, false};
+  pull.value = {-1.0, 0, 0};
+  base.constraints = {fixed("left", {true, true, true}, {false, true, false}), up, pull};
+  base.damping = 50;
+  const double dt = 0.9 * ShellModel(mesh, base).critical_time_step();
+  up.function = TimeFunction({0.0, 500 * dt}, {0.0, 1.0});
+  pull.function = TimeFunction({0.0, 1500 * dt}, {0.0, 1.0});
+  base.constraints = {base.constraints[0], up, pull};
+  std::vector<double> ref;
+  for (int variant = 0; variant < kVariants; ++variant) {
+    ShellModel m(mesh, with_variant(base, variant));
+    const std::string name = std::string("driven tip, ") + kVariantNames[variant];
+    EXPECT_GT(run_and_compare(m, dt, 1500, ref, name.c_str()), 0.1);
   }
 }
 
@@ -498,31 +532,27 @@ TEST(ShellProblems, CantileverLargeDeflectionHistoryConverges) {
 
 TEST(ShellSchemes, RampedPressureAgreesAcrossSchemes) {
   // A pressure ramped over the run, undamped. Fixed direction: the standard scheme applies it at
-  // the nodes (p(t) times each node's force per unit pressure), the element-local scheme in every
-  // element each step. Following the surface: every scheme in the elements, with its work over
-  // each step. Within each, the schemes and scatters must give the same motion and conserve
-  // energy with the ramp's work. They sum the same forces in different orders: 6e-16 apart on
-  // this CPU, 1e-10 on an H100 (a wrongly timed or scaled pressure moves the plate by far more
-  // than the 1e-8 allowed).
+  // the nodes (p(t) times each node's force per unit pressure), the fused scheme too (resetting
+  // each step the forces of the step after), the element-local scheme in every element each step. Following the
+  // surface: every scheme in the elements, with its work over each step. Within each, the schemes and scatters must
+  // give the same motion and conserve energy with the ramp's work. They sum the same forces in different orders: 6e-16
+  // apart on this CPU, 1e-10 on an H100 (a wrongly timed or scaled pressure moves the plate by far more than the 1e-8
+  // allowed).
   const HostMesh mesh = generate_disc(ElementType::Shell4, 16, 4, 10.0);
   for (bool follower : {false, true}) {
     std::vector<double> ref;
-    for (int variant = 0; variant < 3; ++variant) {
+    for (int variant = 0; variant < kVariants; ++variant) {
       Config c;
       c.material = material(7.85e-9, 206000, 0.3, 0.1);
       c.constraints = {fixed("outer", {false, false, true})};
-      c.scheme = variant == 2 ? Scheme::ElementLocal : Scheme::Standard;
-      c.scatter = variant == 1 ? Scatter::Atomic : Scatter::Coloring;
+      c = with_variant(c, variant);
       const double dt = 0.9 * ShellModel(mesh, c).critical_time_step();
       LoadSpec l;
       l.kind = LoadSpec::Pressure, l.pressure = 1e-4, l.follower = follower;
       l.function = TimeFunction({0.0, 400 * dt}, {0.0, 1.0});
       c.loads = {l};
       ShellModel m(mesh, c);
-      const std::string name = std::string(follower ? "follower" : "fixed") + " pressure, " +
-                               (variant == 0   ? "colouring"
-                                : variant == 1 ? "atomics"
-                                               : "element-local");
+      const std::string name = std::string(follower ? "follower" : "fixed") + " pressure, " + kVariantNames[variant];
       EXPECT_GT(run_and_compare(m, dt, 600, ref, name.c_str(), 1e-8), 1e-4);
     }
   }

@@ -9,6 +9,11 @@
 /// Two schemes, chosen in the input:
 ///  - standard: per step one kernel over nodes (the update above) and one over elements (forces,
 ///    scattered colour by colour or with atomics), as in the seed's section 3.1;
+///  - fused: the standard scheme's two kernels as one (with atomics): each element advances its
+///    four nodes itself from the previous step's forces, the same update in every element at a
+///    node, and the node's first element stores it; state double-buffered, forces triple-buffered
+///    (read, accumulated, reset for the step after). One launch a step, for small meshes whose
+///    step is launch latency (the 12,500-element plate);
 ///  - element_local: the seed's section 3.2: every element keeps its own copy of its four nodes'
 ///    state, and one kernel per step gathers each copy's force from all the copies of that node
 ///    (previous step, double buffered), updates the copy and computes the element's new forces.
@@ -30,7 +35,7 @@
 
 namespace fegpu::shell {
 
-enum class Scheme { Standard, ElementLocal };
+enum class Scheme { Standard, Fused, ElementLocal };
 enum class Scatter { Coloring, Atomic };
 
 struct Material {
@@ -97,6 +102,7 @@ struct StepParams {
   double alpha = 0;
   double damp = 1, blend = 0;                ///< 1 / (1 + alpha first_half) and first_half / (first_half + dt/2)
   double pressure_old = 0, pressure_new = 0; ///< pressure at t(n) and t(n+1)
+  double pressure_after = 0;                 ///< at t(n+2) (fused scheme: the forces it resets)
   double target[kMaxPrescribed][3] = {};     ///< prescribed velocity at t(n+1/2) or position at t(n+1)
   int displacement[kMaxPrescribed] = {};     ///< 1: the target is a displacement
 };
@@ -141,6 +147,7 @@ public:
   void setup_constraints();
   void setup_loads();
   void setup_element_local();
+  void setup_fused();
 
 private:
   StepParams params() const;
@@ -151,6 +158,7 @@ private:
   template <class Kernel> Kernel kernel(const StepParams &p) const;
   void forces_standard(const StepParams &p, bool with_work);
   template <bool Atomic, bool Pressure> void forces_standard(const StepParams &p, bool with_work);
+  template <bool Pressure> void step_fused(const StepParams &p);
   void apply_nodal_loads();
 
   HostMesh host_mesh_;
@@ -188,6 +196,13 @@ private:
     int current = 0;
   } copies_;
   IndexView owner_copy_; // (node): the node's first copy
+
+  // Fused scheme: the state the step writes (swapped with x_, d_, v_, w_ after it), the forces
+  // it accumulates (at t(n+1)) and those it resets (at t(n+2)); f_ holds those at t(n).
+  struct Spare {
+    CoordView x, d, v, w, f_next, m_next, f_after, m_after;
+    IndexView owned; // (element): bit k set where the element stores its local node k's update
+  } spare_;
 
   // Work integrated in place by the time loop:
   //  (node or copy, 2): damping work, and external work: reactions to t(n+1/2), a pressure

@@ -16,7 +16,7 @@
 ///     - {type: edge_traction, side_set: right, value: [0, 0, 1.0e-3]} # per area of the edge section
 ///     - {type: body_force, value: [0, 0, -9.81]}               # acceleration
 ///   initial_conditions: {velocity: [0, 0, 0]}
-///   solver: {scheme: standard | element_local, scatter: coloring | atomic, damping: 0.0}
+///   solver: {scheme: standard | fused | element_local, scatter: coloring | atomic, damping: 0.0}
 #include "fegpu/core/error.hpp"
 #include "fegpu/core/module.hpp"
 #include "fegpu/io/exodus.hpp"
@@ -31,6 +31,10 @@
 namespace fegpu::shell {
 
 namespace {
+
+const char *scheme_name(Scheme s) {
+  return s == Scheme::Standard ? "standard" : (s == Scheme::Fused ? "fused" : "element_local");
+}
 
 std::array<double, 3> vector3(const InputNode &n) {
   const auto v = n.as<std::vector<double>>();
@@ -144,10 +148,14 @@ Config parse_config(const InputNode &root, const HostMesh &mesh) {
   }
   if (root.has("solver")) {
     const InputNode s = root.child("solver");
-    c.scheme = s.get_choice("scheme", {"standard", "element_local"}, "standard") == "standard" ? Scheme::Standard
-                                                                                               : Scheme::ElementLocal;
-    c.scatter =
-        s.get_choice("scatter", {"coloring", "atomic"}, "coloring") == "coloring" ? Scatter::Coloring : Scatter::Atomic;
+    const std::string scheme = s.get_choice("scheme", {"standard", "fused", "element_local"}, "standard");
+    c.scheme = scheme == "standard" ? Scheme::Standard : (scheme == "fused" ? Scheme::Fused : Scheme::ElementLocal);
+    // The fused scheme sums its forces with atomics: all of a node's elements update it in one launch.
+    const std::string scatter =
+        s.get_choice("scatter", {"coloring", "atomic"}, c.scheme == Scheme::Fused ? "atomic" : "coloring");
+    if (c.scheme == Scheme::Fused && scatter != "atomic")
+      s.child("scatter").error("the fused scheme scatters its forces with atomics");
+    c.scatter = scatter == "coloring" ? Scatter::Coloring : Scatter::Atomic;
     c.coloring = coloring_algorithm_from_string(
         s.get_choice("coloring", {"jones_plassmann", "welsh_powell"}, "jones_plassmann"));
     c.damping = s.get<double>("damping", 0.0);
@@ -172,8 +180,8 @@ public:
     model_ = std::make_unique<ShellModel>(mesh_, config_);
     if (opts_.quiet) return;
     std::printf("mesh: %d nodes, %d MITC4 shell elements; scheme: %s", model_->num_nodes(), model_->num_elems(),
-                config_.scheme == Scheme::Standard ? "standard" : "element_local");
-    if (config_.scheme == Scheme::Standard)
+                scheme_name(config_.scheme));
+    if (config_.scheme != Scheme::ElementLocal)
       std::printf(" (scatter: %s%s)", config_.scatter == Scatter::Coloring ? "coloring" : "atomic",
                   config_.scatter == Scatter::Coloring
                       ? (", " + std::to_string(model_->coloring().num_colors) + " colours").c_str()
