@@ -91,21 +91,55 @@ KOKKOS_FORCEINLINE_FUNCTION void isotropic(const double h[3], const double s[3],
 }
 } // namespace detail
 
+/// The reference configuration's terms at a point of the element: the area element w, the
+/// metric A_a . A_b and its inverse A^ab (11, 12, 22), and the curvature terms A_a . D,b
+/// (symmetrised) that the strains subtract.
+struct PointReference {
+  double w, inv[3], g[3], k[3];
+};
+/// Stored per element: four Gauss points and the reference shears at the tying points C, A, B, D.
+inline constexpr int kReferenceTerms = 4 * 10 + 4;
+
+/// The reference terms computed from the reference positions X and directors D: at the point
+/// (xi, eta), and at the four tying points (see internal_forces).
+struct GeometryReference {
+  const Vec3 *X, *D;
+  KOKKOS_INLINE_FUNCTION PointReference point(int, double xi, double eta) const {
+    Vec3 A1, A2, B1, B2;
+    for (int k = 0; k < 4; ++k) {
+      const double nx = 0.25 * node_xi(k) * (1 + eta * node_eta(k)), ne = 0.25 * node_eta(k) * (1 + xi * node_xi(k));
+      A1 += nx * X[k], A2 += ne * X[k], B1 += nx * D[k], B2 += ne * D[k];
+    }
+    PointReference r;
+    r.g[0] = dot(A1, A1), r.g[1] = dot(A1, A2), r.g[2] = dot(A2, A2);
+    const double det = r.g[0] * r.g[2] - r.g[1] * r.g[1], q = 1 / det;
+    r.w = Kokkos::sqrt(det), r.inv[0] = r.g[2] * q, r.inv[1] = -r.g[1] * q, r.inv[2] = r.g[0] * q;
+    r.k[0] = dot(A1, B1), r.k[1] = 0.5 * (dot(A1, B2) + dot(A2, B1)), r.k[2] = dot(A2, B2);
+    return r;
+  }
+  KOKKOS_INLINE_FUNCTION void tying(double g[4]) const {
+    g[0] = 0.25 * dot(X[1] - X[0], D[0] + D[1]), g[1] = 0.25 * dot(X[2] - X[3], D[2] + D[3]);
+    g[2] = 0.25 * dot(X[3] - X[0], D[0] + D[3]), g[3] = 0.25 * dot(X[2] - X[1], D[1] + D[2]);
+  }
+};
+
 /// Internal forces of one element: fx[k] is conjugate to node k's position, fd[k] to its director
 /// (subtract them from the external forces). Returns the strain energy. With `res` non-null the
-/// resultants at the element centre are written there instead (no forces).
-KOKKOS_INLINE_FUNCTION double internal_forces(const Vec3 x[4], const Vec3 d[4], const Vec3 X[4], const Vec3 D[4],
-                                              const Section &s, Vec3 fx[4], Vec3 fd[4], Resultants *res = nullptr) {
+/// resultants at the element centre are written there instead (no forces). `ref` gives the
+/// reference terms (GeometryReference, or the same terms stored: see ShellModel's fused scheme).
+template <class Reference>
+KOKKOS_INLINE_FUNCTION double internal_forces(const Vec3 x[4], const Vec3 d[4], const Reference &ref, const Section &s,
+                                              Vec3 fx[4], Vec3 fd[4], Resultants *res = nullptr) {
   // Covariant transverse shear at the tying points C (0,-1), A (0,1) [xi] and B (-1,0), D (1,0)
   // [eta]: each is an edge midpoint, where a_a is half the edge vector and d the edge average.
   const Vec3 aC = 0.5 * (x[1] - x[0]), dC = 0.5 * (d[0] + d[1]);
   const Vec3 aA = 0.5 * (x[2] - x[3]), dA = 0.5 * (d[2] + d[3]);
   const Vec3 aB = 0.5 * (x[3] - x[0]), dB = 0.5 * (d[0] + d[3]);
   const Vec3 aD = 0.5 * (x[2] - x[1]), dD = 0.5 * (d[1] + d[2]);
-  const double gC = dot(aC, dC) - 0.25 * dot(X[1] - X[0], D[0] + D[1]);
-  const double gA = dot(aA, dA) - 0.25 * dot(X[2] - X[3], D[2] + D[3]);
-  const double gB = dot(aB, dB) - 0.25 * dot(X[3] - X[0], D[0] + D[3]);
-  const double gD = dot(aD, dD) - 0.25 * dot(X[2] - X[1], D[1] + D[2]);
+  double g0[4];
+  ref.tying(g0);
+  const double gC = dot(aC, dC) - g0[0], gA = dot(aA, dA) - g0[1];
+  const double gB = dot(aB, dB) - g0[2], gD = dot(aD, dD) - g0[3];
   double sA = 0, sB = 0, sC = 0, sD = 0, energy = 0;
   if (!res)
     for (int k = 0; k < 4; ++k)
@@ -119,16 +153,13 @@ KOKKOS_INLINE_FUNCTION double internal_forces(const Vec3 x[4], const Vec3 d[4], 
       Nx[k] = 0.25 * node_xi(k) * (1 + eta * node_eta(k));
       Ne[k] = 0.25 * node_eta(k) * (1 + xi * node_xi(k));
     }
-    Vec3 a1, a2, b1, b2, A1, A2, B1, B2;
-    for (int k = 0; k < 4; ++k) {
+    Vec3 a1, a2, b1, b2;
+    for (int k = 0; k < 4; ++k)
       a1 += Nx[k] * x[k], a2 += Ne[k] * x[k], b1 += Nx[k] * d[k], b2 += Ne[k] * d[k];
-      A1 += Nx[k] * X[k], A2 += Ne[k] * X[k], B1 += Nx[k] * D[k], B2 += Ne[k] * D[k];
-    }
-    const double g11 = dot(A1, A1), g12 = dot(A1, A2), g22 = dot(A2, A2), det = g11 * g22 - g12 * g12;
-    const double w = Kokkos::sqrt(det), r = 1 / det, inv[3] = {g22 * r, -g12 * r, g11 * r};
-    const double e[3] = {0.5 * (dot(a1, a1) - g11), 0.5 * (dot(a1, a2) - g12), 0.5 * (dot(a2, a2) - g22)};
-    const double kap[3] = {dot(a1, b1) - dot(A1, B1), 0.5 * (dot(a1, b2) + dot(a2, b1) - dot(A1, B2) - dot(A2, B1)),
-                           dot(a2, b2) - dot(A2, B2)};
+    const PointReference R = ref.point(p, xi, eta);
+    const double w = R.w, *inv = R.inv;
+    const double e[3] = {0.5 * (dot(a1, a1) - R.g[0]), 0.5 * (dot(a1, a2) - R.g[1]), 0.5 * (dot(a2, a2) - R.g[2])};
+    const double kap[3] = {dot(a1, b1) - R.k[0], 0.5 * (dot(a1, b2) + dot(a2, b1)) - R.k[1], dot(a2, b2) - R.k[2]};
     double n[3], m[3];
     detail::isotropic(inv, e, s.membrane, s.nu, n);
     detail::isotropic(inv, kap, s.bending, s.nu, m);
@@ -159,6 +190,11 @@ KOKKOS_INLINE_FUNCTION double internal_forces(const Vec3 x[4], const Vec3 d[4], 
   const Vec3 rC = (0.5 * sC) * aC, rA = (0.5 * sA) * aA, rB = (0.5 * sB) * aB, rD = (0.5 * sD) * aD;
   fd[0] += rC + rB, fd[1] += rC + rD, fd[2] += rA + rD, fd[3] += rA + rB;
   return energy;
+}
+
+KOKKOS_INLINE_FUNCTION double internal_forces(const Vec3 x[4], const Vec3 d[4], const Vec3 X[4], const Vec3 D[4],
+                                              const Section &s, Vec3 fx[4], Vec3 fd[4], Resultants *res = nullptr) {
+  return internal_forces(x, d, GeometryReference{X, D}, s, fx, fd, res);
 }
 
 /// Consistent nodal forces of a uniform pressure p on the element's surface, acting against the

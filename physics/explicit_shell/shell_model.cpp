@@ -88,7 +88,7 @@ KOKKOS_INLINE_FUNCTION void advance(Vec3 &x, Vec3 &d, Vec3 &v, Vec3 &w, Vec3 f, 
         const int slot = (code >> (kSlotShift + 4 * i)) & 15;
         double target = 0;
         if (slot)
-          target = p.displacement[slot - 1] ? (comp(X, i) + p.target[slot - 1][i] - comp(x, i)) / p.dt
+          target = p.displacement[slot - 1] ? (comp(X, i) + p.target[slot - 1][i] - comp(x, i)) * p.inv_dt
                                             : p.target[slot - 1][i];
         comp(vh, i) = target;
       }
@@ -100,18 +100,22 @@ KOKKOS_INLINE_FUNCTION void advance(Vec3 &x, Vec3 &d, Vec3 &v, Vec3 &w, Vec3 f, 
     }
   }
   wh = wh - dot(wh, d) * d;
-  // v(n) from the motion actually taken (it differs from the free one on prescribed dofs).
-  const double r = p.blend, mt = 1 / im, mr = 1 / ir; // the masses only in the energy terms
+  // v(n) from the motion actually taken (it differs from the free one on prescribed dofs). The
+  // masses (divisions) only inside the energy terms that need them: a kernel that does not use a
+  // term skips its divisions.
+  const double r = p.blend;
   const Vec3 vn = v + r * (vh - v), wn = w + r * (wh - w);
-  e.kinetic = 0.5 * (mt * dot(vn, vn) + mr * dot(wn, wn));
+  e.kinetic = 0.5 * (dot(vn, vn) / im + dot(wn, wn) / ir);
   // The damping force c m v(n) works over [t(n-1/2), t(n+1/2)]: the closing half ends at t(n).
   const double close = h1 > 0 ? p.dt : 0.0;
   if (c > 0) {
+    const double mt = 1 / im, mr = 1 / ir;
     e.damping_close = 0.5 * c * close * (mt * dot(vn, v) + mr * dot(wn, w));
     e.damping_open = 0.5 * c * p.dt * (mt * dot(vn, vh) + mr * dot(wn, wh));
   }
   if (code & 7) { // reactions on prescribed translations: m a + c m v(n) - f
-    const Vec3 react = (mt / (h1 + h2)) * (vh - v) + (c * mt) * vn - f;
+    const double mt = 1 / im;
+    const Vec3 react = (mt * p.inv_step) * (vh - v) + (c * mt) * vn - f;
     for (int i = 0; i < 3; ++i)
       if ((code >> i) & 1) {
         e.reaction_close += 0.5 * close * comp(react, i) * comp(v, i);
@@ -160,12 +164,14 @@ KOKKOS_INLINE_FUNCTION Vec3 nodal_pressure(const CoordView &unit, Index i, doubl
 /// With `old` (the positions at t(n)), also adds the pressure's work over the step to `work`.
 /// `Pressure` false compiles the pressure out: every element kernel would hold its registers,
 /// also where the pressure is applied at the nodes or absent (H100: 352 bytes of stack, 40 without).
-template <bool Pressure, class Add>
-KOKKOS_INLINE_FUNCTION double element_forces(const Vec3 x[4], const Vec3 d[4], const Vec3 X[4], const Vec3 D[4],
+/// ref: the reference terms (see internal_forces); X: the reference positions, read only by a
+/// fixed-direction pressure.
+template <bool Pressure, class Reference, class Add>
+KOKKOS_INLINE_FUNCTION double element_forces(const Vec3 x[4], const Vec3 d[4], const Reference &ref, const Vec3 X[4],
                                              const Section &s, bool follower, const StepParams &p, const Vec3 *old,
                                              double &work, const Add &add) {
   Vec3 fx[4], fd[4];
-  const double energy = internal_forces(x, d, X, D, s, fx, fd);
+  const double energy = internal_forces(x, d, ref, s, fx, fd);
   if (Pressure && (p.pressure_new != 0 || p.pressure_old != 0)) {
     Vec3 fp[4];
     pressure_forces(follower ? x : X, p.pressure_new, fp);
@@ -207,13 +213,14 @@ template <bool Atomic, bool Pressure> struct StandardElements {
     }
     double w = 0;
     const Vec3 *before = work_here ? old : nullptr;
-    element_forces<Pressure>(xe, de, Xe, De, s, follower, p, before, w, [&](int k, Vec3 force, Vec3 moment) {
-      if constexpr (Atomic) {
-        atomic_add(f, n[k], force), atomic_add(m, n[k], moment);
-      } else {
-        store(f, n[k], load(f, n[k]) + force), store(m, n[k], load(m, n[k]) + moment);
-      }
-    });
+    element_forces<Pressure>(xe, de, GeometryReference{Xe, De}, Xe, s, follower, p, before, w,
+                             [&](int k, Vec3 force, Vec3 moment) {
+                               if constexpr (Atomic) {
+                                 atomic_add(f, n[k], force), atomic_add(m, n[k], moment);
+                               } else {
+                                 store(f, n[k], load(f, n[k]) + force), store(m, n[k], load(m, n[k]) + moment);
+                               }
+                             });
     if (work_here) work(el) += w;
   }
 };
@@ -247,6 +254,24 @@ struct StandardNodes : SumsReducer {
 
 // ---- fused scheme ----
 
+/// Reference terms stored per element (ShellModel::Spare::reference), read in place of the
+/// reference geometry (forces only: no centre point for output).
+struct StoredReference {
+  const ReferenceView &r;
+  Index e;
+  KOKKOS_INLINE_FUNCTION PointReference point(int p, double, double) const {
+    const int o = 10 * p;
+    return {r(e, o),
+            {r(e, o + 1), r(e, o + 2), r(e, o + 3)},
+            {r(e, o + 4), r(e, o + 5), r(e, o + 6)},
+            {r(e, o + 7), r(e, o + 8), r(e, o + 9)}};
+  }
+  KOKKOS_INLINE_FUNCTION void tying(double g[4]) const {
+    for (int i = 0; i < 4; ++i)
+      g[i] = r(e, 40 + i);
+  }
+};
+
 /// One kernel per step over elements. Each element advances its four nodes from the forces at
 /// t(n) exactly as StandardNodes would (same inputs, same code: every element at a node finds the
 /// same state), the node's first element stores the update and resets the node's forces at t(n+2),
@@ -262,24 +287,25 @@ template <bool Pressure> struct FusedStep {
   CoordView f_next, m_next, f_after, m_after; // forces at t(n+1) (summed) and t(n+2) (reset)
   CoordView axes, unit_pressure;
   RealView inv_mass, inv_rotary, element_work; // element_work: pressure work in the elements
+  ReferenceView reference;
   NodeWork node_work;
   Section s;
   bool follower = false, with_work = false;
   StepParams p;
 
   KOKKOS_INLINE_FUNCTION void operator()(Index e) const {
-    Vec3 xe[4], de[4], Xe[4], De[4], old[4];
+    Vec3 xe[4], de[4], Xe[4], old[4];
     Index n[4];
     const bool work_here = Pressure && with_work;
     const int own = owned(e);
 #pragma unroll // the four nodes' updates interleave (a loop kept their arrays on the stack)
     for (int k = 0; k < 4; ++k) {
       const Index i = n[k] = conn(e, k);
-      Xe[k] = load(X, i), De[k] = load(D, i);
+      if (Pressure) Xe[k] = load(X, i); // a follower pressure needs none, but the kernel is generic
       Vec3 xi = load(x, i), di = load(d, i), vi = load(v, i), wi = load(w, i);
       if (work_here) old[k] = xi;
       NodeEnergy en;
-      advance(xi, di, vi, wi, load(f, i), load(m, i), inv_mass(i), inv_rotary(i), code(i), Xe[k], p, axes, en);
+      advance(xi, di, vi, wi, load(f, i), load(m, i), inv_mass(i), inv_rotary(i), code(i), load(X, i), p, axes, en);
       if ((own >> k) & 1) {
         integrate(node_work, i, en, p.alpha, code(i));
         store(x_out, i, xi), store(d_out, i, di), store(v_out, i, vi), store(w_out, i, wi);
@@ -290,7 +316,7 @@ template <bool Pressure> struct FusedStep {
     }
     double wk = 0;
     element_forces<Pressure>(
-        xe, de, Xe, De, s, follower, p, work_here ? old : nullptr, wk,
+        xe, de, StoredReference{reference, e}, Xe, s, follower, p, work_here ? old : nullptr, wk,
         [&](int k, Vec3 force, Vec3 moment) { atomic_add(f_next, n[k], force), atomic_add(m_next, n[k], moment); });
     if (work_here) element_work(e) += wk;
   }
@@ -341,7 +367,7 @@ struct LocalStep : SumsReducer {
     }
     double wk = 0;
     element_forces<true>(
-        xe, de, Xe, De, s, follower, p, with_work ? old : nullptr, wk,
+        xe, de, GeometryReference{Xe, De}, Xe, s, follower, p, with_work ? old : nullptr, wk,
         [&](int k, Vec3 force, Vec3 moment) { store(f_out, k * ne + e, force), store(m_out, k * ne + e, moment); });
     if (with_work) work(e) += wk;
   }
@@ -764,6 +790,28 @@ void ShellModel::setup_fused() {
         CoordView(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("fegpu::shell::spare_") + names[i]), nn);
     Kokkos::deep_copy(*spare[i], current[i]); // nodes in no element keep their state
   }
+  // The elements' reference terms, computed as GeometryReference computes them every step.
+  s.reference = ReferenceView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::shell::reference_terms"), ne);
+  const ReferenceView ref = s.reference;
+  const CoordView X = X_, D = D_;
+  Kokkos::parallel_for(
+      "fegpu::shell::reference_terms", range(0, ne), KOKKOS_LAMBDA(Index e) {
+        Vec3 Xe[4], De[4];
+        for (int k = 0; k < 4; ++k)
+          Xe[k] = load(X, conn(e, k)), De[k] = load(D, conn(e, k));
+        const GeometryReference g{Xe, De};
+        const double gp = 0.57735026918962576; // as internal_forces
+        for (int q = 0; q < 4; ++q) {
+          const PointReference r = g.point(q, (q == 1 || q == 2) ? gp : -gp, q >= 2 ? gp : -gp);
+          const double terms[10] = {r.w, r.inv[0], r.inv[1], r.inv[2], r.g[0], r.g[1], r.g[2], r.k[0], r.k[1], r.k[2]};
+          for (int j = 0; j < 10; ++j)
+            ref(e, 10 * q + j) = terms[j];
+        }
+        double t[4];
+        g.tying(t);
+        for (int i = 0; i < 4; ++i)
+          ref(e, 40 + i) = t[i];
+      });
   s.f_next = CoordView("fegpu::shell::f_next", nn), s.m_next = CoordView("fegpu::shell::m_next", nn);
   s.f_after = CoordView("fegpu::shell::f_after", nn), s.m_after = CoordView("fegpu::shell::m_after", nn);
 }
@@ -781,7 +829,7 @@ double ShellModel::bytes_per_element() const {
     const Spare &s = spare_;
     for (const CoordView *v : {&s.x, &s.d, &s.v, &s.w, &s.f_next, &s.m_next, &s.f_after, &s.m_after})
       add(*v);
-    add(s.owned);
+    add(s.owned), add(s.reference);
   } else {
     const Copies &c = copies_;
     for (const CoordView *v : {&c.X, &c.D, &c.x, &c.d, &c.v, &c.w, &c.f[0], &c.f[1], &c.m[0], &c.m[1]})
@@ -798,6 +846,7 @@ StepParams ShellModel::params() const {
   p.first_half = steps_ == 0 ? 0.0 : 0.5 * dt_;
   p.alpha = config_.damping;
   p.damp = 1 / (1 + p.alpha * p.first_half);
+  p.inv_dt = 1 / dt_, p.inv_step = 1 / (p.first_half + 0.5 * dt_);
   p.blend = p.first_half / (p.first_half + 0.5 * dt_);
   const double t_old = time_, t_new = time_ + dt_;
   for (const LoadSpec &l : config_.loads)
@@ -871,6 +920,7 @@ template <bool Pressure> void ShellModel::step_fused(const StepParams &p) {
   k.f_next = s.f_next, k.m_next = s.m_next, k.f_after = s.f_after, k.m_after = s.m_after;
   k.axes = axes_, k.unit_pressure = unit_pressure_;
   k.inv_mass = inv_mass_, k.inv_rotary = inv_rotary_, k.element_work = element_work_, k.node_work = node_work_;
+  k.reference = s.reference;
   k.s = section_, k.follower = follower_pressure(config_), k.with_work = has_pressure(config_);
   k.p = p;
   step_for("fegpu::shell::fused_step", mesh_.num_elems(), k);

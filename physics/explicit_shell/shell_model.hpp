@@ -89,6 +89,9 @@ struct Energies {
   double balance_error() const;
 };
 
+/// (element, kReferenceTerms): the reference terms of each element's MITC4 forces (fused scheme).
+using ReferenceView = DeviceView<Real *[kReferenceTerms]>;
+
 /// (node or copy, 2): the work integrals of the time loop (ShellModel::node_work_).
 using NodeWork = Kokkos::View<double *[2], Kokkos::LayoutLeft, MemSpace>;
 
@@ -101,6 +104,7 @@ struct StepParams {
   double dt = 0, first_half = 0; ///< first_half: dt/2, or 0 on the first step (v(-1/2) = v(0))
   double alpha = 0;
   double damp = 1, blend = 0;                ///< 1 / (1 + alpha first_half) and first_half / (first_half + dt/2)
+  double inv_dt = 0, inv_step = 0;           ///< 1 / dt and 1 / (first_half + dt/2) (no division in the kernels)
   double pressure_old = 0, pressure_new = 0; ///< pressure at t(n) and t(n+1)
   double pressure_after = 0;                 ///< at t(n+2) (fused scheme: the forces it resets)
   double target[kMaxPrescribed][3] = {};     ///< prescribed velocity at t(n+1/2) or position at t(n+1)
@@ -201,7 +205,9 @@ private:
   // it accumulates (at t(n+1)) and those it resets (at t(n+2)); f_ holds those at t(n).
   struct Spare {
     CoordView x, d, v, w, f_next, m_next, f_after, m_after;
-    IndexView owned; // (element): bit k set where the element stores its local node k's update
+    IndexView owned;         // (element): bit k set where the element stores its local node k's update
+    ReferenceView reference; // read instead of the reference geometry (fewer instructions in a
+                             // step whose time is one thread's chain)
   } spare_;
 
   // Work integrated in place by the time loop:
