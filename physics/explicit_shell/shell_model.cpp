@@ -277,12 +277,12 @@ struct StoredReference {
 /// same state), the node's first element stores the update and resets the node's forces at t(n+2),
 /// and the element adds its forces at t(n+1) with atomics. One thread an element: on the H100's
 /// 12,500-element plate, two threads sharing an element (two Gauss points each, both advancing the
-/// four nodes or two each meeting in team scratch) ran 10.7-11.4 and 10.9-11.9 us against 10.0-10.4,
-/// though each thread issued a quarter and a third fewer instructions.
+/// four nodes or two each meeting in team scratch) took 10.7-11.4 and 10.9-11.9 us of kernel time
+/// against 10.0-10.4, though each thread issued a quarter and a third fewer instructions.
 template <bool Pressure> struct FusedStep {
   ConnView conn;
   IndexView owned, code;
-  CoordView X, D, x, d, v, w, f, m;           // state and forces at t(n), read
+  CoordView X, x, d, v, w, f, m;              // reference positions; state and forces at t(n), read
   CoordView x_out, d_out, v_out, w_out;       // state at t(n+1)
   CoordView f_next, m_next, f_after, m_after; // forces at t(n+1) (summed) and t(n+2) (reset)
   CoordView axes, unit_pressure;
@@ -915,7 +915,7 @@ template <bool Pressure> void ShellModel::step_fused(const StepParams &p) {
   FusedStep<Pressure> k;
   Spare &s = spare_;
   k.conn = mesh_.elem2node, k.owned = s.owned, k.code = code_;
-  k.X = X_, k.D = D_, k.x = x_, k.d = d_, k.v = v_, k.w = w_, k.f = f_, k.m = m_;
+  k.X = X_, k.x = x_, k.d = d_, k.v = v_, k.w = w_, k.f = f_, k.m = m_;
   k.x_out = s.x, k.d_out = s.d, k.v_out = s.v, k.w_out = s.w;
   k.f_next = s.f_next, k.m_next = s.m_next, k.f_after = s.f_after, k.m_after = s.m_after;
   k.axes = axes_, k.unit_pressure = unit_pressure_;
