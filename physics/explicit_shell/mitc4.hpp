@@ -55,6 +55,8 @@ struct Section {
 /// Node k's natural coordinates: (-1,-1), (1,-1), (1,1), (-1,1).
 KOKKOS_FORCEINLINE_FUNCTION double node_xi(int k) { return (k == 1 || k == 2) ? 1.0 : -1.0; }
 KOKKOS_FORCEINLINE_FUNCTION double node_eta(int k) { return k >= 2 ? 1.0 : -1.0; }
+/// Gauss point q of the 2 x 2 rule lies towards node q: at (node_xi(q), node_eta(q)) kGauss.
+inline constexpr double kGauss = 0.57735026918962576; // 1/sqrt(3)
 
 /// Gauss point q (0..3) of the 2 x 2 rule: its natural coordinates, the midsurface tangents
 /// x0,xi and x0,eta of the geometry x there, and node k's shape function N_k.
@@ -64,8 +66,7 @@ struct GaussPoint {
   KOKKOS_FORCEINLINE_FUNCTION double N(int k) const { return 0.25 * (1 + xi * node_xi(k)) * (1 + eta * node_eta(k)); }
 };
 KOKKOS_INLINE_FUNCTION GaussPoint gauss_point(const Vec3 x[4], int q) {
-  const double g = 0.57735026918962576; // 1/sqrt(3)
-  GaussPoint p{(q == 1 || q == 2) ? g : -g, q >= 2 ? g : -g, {}, {}};
+  GaussPoint p{kGauss * node_xi(q), kGauss * node_eta(q), {}, {}};
   for (int k = 0; k < 4; ++k) {
     p.a1 += (0.25 * node_xi(k) * (1 + p.eta * node_eta(k))) * x[k];
     p.a2 += (0.25 * node_eta(k) * (1 + p.xi * node_xi(k))) * x[k];
@@ -144,10 +145,10 @@ KOKKOS_INLINE_FUNCTION double internal_forces(const Vec3 x[4], const Vec3 d[4], 
   if (!res)
     for (int k = 0; k < 4; ++k)
       fx[k] = fd[k] = Vec3{};
-  const double g = res ? 0.0 : 0.57735026918962576; // 1/sqrt(3); the centre for output
+  const double g = res ? 0.0 : kGauss; // the centre for output
   const int npts = res ? 1 : 4;
   for (int p = 0; p < npts; ++p) {
-    const double xi = (p == 1 || p == 2) ? g : -g, eta = p >= 2 ? g : -g;
+    const double xi = g * node_xi(p), eta = g * node_eta(p);
     double Nx[4], Ne[4];
     for (int k = 0; k < 4; ++k) {
       Nx[k] = 0.25 * node_xi(k) * (1 + eta * node_eta(k));

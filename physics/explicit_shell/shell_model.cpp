@@ -227,27 +227,36 @@ template <bool Atomic, bool Pressure> struct StandardElements {
 
 /// The standard scheme's node update (parallel_for) and, for energies(), the same update of every
 /// node without storing it, summing its energy terms (parallel_reduce).
-struct StandardNodes : SumsReducer {
-  CoordView X, x, d, v, w, f, m, axes;
-  CoordView unit_pressure; // (node): fixed-direction pressure's force per unit pressure, or empty
+/// The node arrays of the standard and fused schemes, and the update of one node from them.
+struct NodeArrays {
+  CoordView X, x, d, v, w, f, m, axes; // state and forces at t(n)
+  CoordView unit_pressure;             // (node): fixed-direction pressure's force per unit pressure, or empty
   RealView inv_mass, inv_rotary;
   IndexView code;
   NodeWork work;
   StepParams p;
 
+  /// Node i's state at t(n) advanced to t(n+1) (v, w: to t(n+1/2)), and its energy terms.
+  KOKKOS_INLINE_FUNCTION void advance_node(Index i, Vec3 &xi, Vec3 &di, Vec3 &vi, Vec3 &wi, NodeEnergy &e) const {
+    xi = load(x, i), di = load(d, i), vi = load(v, i), wi = load(w, i);
+    advance(xi, di, vi, wi, load(f, i), load(m, i), inv_mass(i), inv_rotary(i), code(i), load(X, i), p, axes, e);
+  }
+};
+
+struct StandardNodes : SumsReducer, NodeArrays {
   KOKKOS_INLINE_FUNCTION void operator()(Index n) const {
-    Vec3 xn = load(x, n), dn = load(d, n), vn = load(v, n), wn = load(w, n);
+    Vec3 xn, dn, vn, wn;
     NodeEnergy e;
-    advance(xn, dn, vn, wn, load(f, n), load(m, n), inv_mass(n), inv_rotary(n), code(n), load(X, n), p, axes, e);
+    advance_node(n, xn, dn, vn, wn, e);
     integrate(work, n, e, p.alpha, code(n));
     store(x, n, xn), store(d, n, dn), store(v, n, vn), store(w, n, wn);
     // The forces at t(n+1) start from the fixed pressure then.
     store(f, n, nodal_pressure(unit_pressure, n, p.pressure_new, p, vn, work)), store(m, n, Vec3{});
   }
   KOKKOS_INLINE_FUNCTION void operator()(Index n, EnergySums &s) const {
-    Vec3 xn = load(x, n), dn = load(d, n), vn = load(v, n), wn = load(w, n);
+    Vec3 xn, dn, vn, wn;
     NodeEnergy e;
-    advance(xn, dn, vn, wn, load(f, n), load(m, n), inv_mass(n), inv_rotary(n), code(n), load(X, n), p, axes, e);
+    advance_node(n, xn, dn, vn, wn, e);
     measure(work, n, e, s);
   }
 };
@@ -255,7 +264,8 @@ struct StandardNodes : SumsReducer {
 // ---- fused scheme ----
 
 /// Reference terms stored per element (ShellModel::Spare::reference), read in place of the
-/// reference geometry (forces only: no centre point for output).
+/// reference geometry (forces only: no centre point for output). Columns: ten per Gauss point
+/// (w, inv, g, k), then the four tying shears.
 struct StoredReference {
   const ReferenceView &r;
   Index e;
@@ -270,6 +280,19 @@ struct StoredReference {
     for (int i = 0; i < 4; ++i)
       g[i] = r(e, 40 + i);
   }
+  /// Writes element e's terms as `ref` computes them at the Gauss points.
+  KOKKOS_INLINE_FUNCTION void store(const GeometryReference &ref) const {
+    for (int q = 0; q < 4; ++q) {
+      const PointReference t = ref.point(q, kGauss * node_xi(q), kGauss * node_eta(q));
+      const double terms[10] = {t.w, t.inv[0], t.inv[1], t.inv[2], t.g[0], t.g[1], t.g[2], t.k[0], t.k[1], t.k[2]};
+      for (int j = 0; j < 10; ++j)
+        r(e, 10 * q + j) = terms[j];
+    }
+    double g[4];
+    ref.tying(g);
+    for (int i = 0; i < 4; ++i)
+      r(e, 40 + i) = g[i];
+  }
 };
 
 /// One kernel per step over elements. Each element advances its four nodes from the forces at
@@ -279,19 +302,15 @@ struct StoredReference {
 /// 12,500-element plate, two threads sharing an element (two Gauss points each, both advancing the
 /// four nodes or two each meeting in team scratch) took 10.7-11.4 and 10.9-11.9 us of kernel time
 /// against 10.0-10.4, though each thread issued a quarter and a third fewer instructions.
-template <bool Pressure> struct FusedStep {
+template <bool Pressure> struct FusedStep : NodeArrays { // the node arrays at t(n), read
   ConnView conn;
-  IndexView owned, code;
-  CoordView X, x, d, v, w, f, m;              // reference positions; state and forces at t(n), read
+  IndexView owned;
   CoordView x_out, d_out, v_out, w_out;       // state at t(n+1)
   CoordView f_next, m_next, f_after, m_after; // forces at t(n+1) (summed) and t(n+2) (reset)
-  CoordView axes, unit_pressure;
-  RealView inv_mass, inv_rotary, element_work; // element_work: pressure work in the elements
+  RealView element_work;                      // pressure work in the elements
   ReferenceView reference;
-  NodeWork node_work;
   Section s;
   bool follower = false, with_work = false;
-  StepParams p;
 
   KOKKOS_INLINE_FUNCTION void operator()(Index e) const {
     Vec3 xe[4], de[4], Xe[4], old[4];
@@ -302,14 +321,14 @@ template <bool Pressure> struct FusedStep {
     for (int k = 0; k < 4; ++k) {
       const Index i = n[k] = conn(e, k);
       if (Pressure) Xe[k] = load(X, i); // a follower pressure needs none, but the kernel is generic
-      Vec3 xi = load(x, i), di = load(d, i), vi = load(v, i), wi = load(w, i);
-      if (work_here) old[k] = xi;
+      if (work_here) old[k] = load(x, i);
+      Vec3 xi, di, vi, wi;
       NodeEnergy en;
-      advance(xi, di, vi, wi, load(f, i), load(m, i), inv_mass(i), inv_rotary(i), code(i), load(X, i), p, axes, en);
+      advance_node(i, xi, di, vi, wi, en);
       if ((own >> k) & 1) {
-        integrate(node_work, i, en, p.alpha, code(i));
+        integrate(work, i, en, p.alpha, code(i));
         store(x_out, i, xi), store(d_out, i, di), store(v_out, i, vi), store(w_out, i, wi);
-        store(f_after, i, nodal_pressure(unit_pressure, i, p.pressure_after, p, vi, node_work));
+        store(f_after, i, nodal_pressure(unit_pressure, i, p.pressure_after, p, vi, work));
         store(m_after, i, Vec3{});
       }
       xe[k] = xi, de[k] = di;
@@ -799,18 +818,7 @@ void ShellModel::setup_fused() {
         Vec3 Xe[4], De[4];
         for (int k = 0; k < 4; ++k)
           Xe[k] = load(X, conn(e, k)), De[k] = load(D, conn(e, k));
-        const GeometryReference g{Xe, De};
-        const double gp = 0.57735026918962576; // as internal_forces
-        for (int q = 0; q < 4; ++q) {
-          const PointReference r = g.point(q, (q == 1 || q == 2) ? gp : -gp, q >= 2 ? gp : -gp);
-          const double terms[10] = {r.w, r.inv[0], r.inv[1], r.inv[2], r.g[0], r.g[1], r.g[2], r.k[0], r.k[1], r.k[2]};
-          for (int j = 0; j < 10; ++j)
-            ref(e, 10 * q + j) = terms[j];
-        }
-        double t[4];
-        g.tying(t);
-        for (int i = 0; i < 4; ++i)
-          ref(e, 40 + i) = t[i];
+        StoredReference{ref, e}.store(GeometryReference{Xe, De});
       });
   s.f_next = CoordView("fegpu::shell::f_next", nn), s.m_next = CoordView("fegpu::shell::m_next", nn);
   s.f_after = CoordView("fegpu::shell::f_after", nn), s.m_after = CoordView("fegpu::shell::m_after", nn);
@@ -868,7 +876,7 @@ StepParams ShellModel::params() const {
 template <class Kernel> Kernel ShellModel::kernel(const StepParams &p) const {
   Kernel k;
   k.p = p;
-  if constexpr (std::is_same_v<Kernel, StandardNodes>) {
+  if constexpr (std::is_base_of_v<NodeArrays, Kernel>) {
     k.X = X_, k.x = x_, k.d = d_, k.v = v_, k.w = w_, k.f = f_, k.m = m_, k.unit_pressure = unit_pressure_;
     k.axes = axes_, k.inv_mass = inv_mass_, k.inv_rotary = inv_rotary_, k.code = code_, k.work = node_work_;
   } else if constexpr (std::is_same_v<Kernel, LocalStep>) {
@@ -912,17 +920,13 @@ void ShellModel::forces_standard(const StepParams &p, bool with_work) {
 }
 
 template <bool Pressure> void ShellModel::step_fused(const StepParams &p) {
-  FusedStep<Pressure> k;
+  auto k = kernel<FusedStep<Pressure>>(p);
   Spare &s = spare_;
-  k.conn = mesh_.elem2node, k.owned = s.owned, k.code = code_;
-  k.X = X_, k.x = x_, k.d = d_, k.v = v_, k.w = w_, k.f = f_, k.m = m_;
+  k.conn = mesh_.elem2node, k.owned = s.owned;
   k.x_out = s.x, k.d_out = s.d, k.v_out = s.v, k.w_out = s.w;
   k.f_next = s.f_next, k.m_next = s.m_next, k.f_after = s.f_after, k.m_after = s.m_after;
-  k.axes = axes_, k.unit_pressure = unit_pressure_;
-  k.inv_mass = inv_mass_, k.inv_rotary = inv_rotary_, k.element_work = element_work_, k.node_work = node_work_;
-  k.reference = s.reference;
+  k.element_work = element_work_, k.reference = s.reference;
   k.s = section_, k.follower = follower_pressure(config_), k.with_work = has_pressure(config_);
-  k.p = p;
   step_for("fegpu::shell::fused_step", mesh_.num_elems(), k);
   std::swap(x_, s.x), std::swap(d_, s.d), std::swap(v_, s.v), std::swap(w_, s.w);
   // Forces: those at t(n+1) become current, those reset for t(n+2) next; the ones at t(n) are
