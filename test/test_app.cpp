@@ -353,8 +353,9 @@ TEST_F(App, ShellRunsOnAnExodusMesh) {
   EXPECT_GT(ux[at(10, 0)], 0.0);
   EXPECT_NEAR(-uy[at(0, 10)], ux[at(10, 0)], 1e-4 * ux[at(10, 0)]);
   EXPECT_EQ(out.element(6, "von_mises_top").size(), 36u);
-  // The fused scheme, chosen in the input, writes the same motion (its forces summed in another
-  // order: round-off apart).
+  // The fused scheme, chosen in the input, writes the same motion. Its atomic sums may run in
+  // another order, and this shell's round-off grows: 1.4e-9 of the largest displacement was seen
+  // once on this CPU (usually 0); output one step stale would be 2.8e-3 off.
   const Result fused = run(replace(kShell, "{damping: 10.0}", "{damping: 10.0, scheme: fused}"));
   ASSERT_EQ(fused.status, 0) << fused.err;
   EXPECT_NE(fused.out.find("scheme: fused (scatter: atomic)"), std::string::npos) << fused.out;
@@ -362,7 +363,7 @@ TEST_F(App, ShellRunsOnAnExodusMesh) {
   const auto ux2 = again.nodal(6, "displacement_x");
   ASSERT_EQ(ux2.size(), ux.size());
   for (std::size_t n = 0; n < ux.size(); ++n)
-    EXPECT_NEAR(ux2[n], ux[n], 1e-9 * ux[at(10, 0)]);
+    EXPECT_NEAR(ux2[n], ux[n], 1e-6 * ux[at(10, 0)]);
 }
 
 TEST_F(App, BadShellInput) {
