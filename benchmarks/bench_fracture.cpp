@@ -47,11 +47,7 @@ void run(benchmark::State &state, Case which, Part part) {
   FractureModel model(generate_annulus(ElementType::Tri6, 3 * n_r, n_r, 0.5, 1.0), ec, fc);
   const Topology &t = model.cracked().topology;
   if (fragmented) {
-    DeviceView<uint8_t *> all("fegpu::bench::flags", t.num_facets);
-    const auto f2e = t.facet2elem;
-    Kokkos::parallel_for(
-        "fegpu::bench::flag_interior", range(0, t.num_facets), KOKKOS_LAMBDA(Index f) { all(f) = f2e(f, 1) >= 0; });
-    model.insert_facets(all);
+    model.insert_facets(bench::interior_facets(t));
   }
   PhaseTimer timer;
   TimeConfig tc;

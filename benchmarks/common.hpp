@@ -2,6 +2,7 @@
 // Shared by the benchmark programs: Kokkos start-up around Google Benchmark, and the annulus
 // meshes of the seed (T6 annuli of n_theta x n_r = 3:1 cells, 2 triangles per cell).
 #include "fegpu/mesh/generators.hpp"
+#include "fegpu/mesh/topology.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <benchmark/benchmark.h>
@@ -20,6 +21,15 @@ inline const HostMesh &annulus(ElementType type, long elements) {
     m = generate_annulus(type, 3 * n_r, n_r, 0.5, 1.0);
   }
   return m;
+}
+
+/// 1 for every interior facet: the seed's Table A.2 fractures them all.
+inline DeviceView<uint8_t *> interior_facets(const Topology &t) {
+  DeviceView<uint8_t *> all("fegpu::bench::flags", t.num_facets);
+  const auto f2e = t.facet2elem;
+  Kokkos::parallel_for(
+      "fegpu::bench::flag_interior", range(0, t.num_facets), KOKKOS_LAMBDA(Index f) { all(f) = f2e(f, 1) >= 0; });
+  return all;
 }
 
 /// Sizes 1e4 ... 1e7 elements.

@@ -153,15 +153,17 @@ TEST(Fracture, ExpandingRingConservesEnergyAndSeparatesFaces) {
     // Faces: distinct nodes at the same reference place, and the nodal state is consistent.
     const CrackedMesh &c = m.cracked();
     const auto conn = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c.elem2node);
-    const auto xyz = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c.coords);
-    const auto ce = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c.coh2facet_elem);
-    const auto cl = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c.coh2facet_local);
+    const auto xyz = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.bulk().mesh().coords);
+    const auto c2f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c.coh2facet);
+    const auto f2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c.topology.facet2elem);
+    const auto f2l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c.topology.facet2local);
     int shared = 0, apart = 0;
     for (Index k = 0; k < c.num_cohesive(); ++k)
       for (int j = 0; j < element_info(type).nodes_per_facet; ++j) {
         const int jm = j < 2 ? 1 - j : 2;
-        const Index a = conn(ce(k, 0), facet_node(type, cl(k, 0), j)),
-                    b = conn(ce(k, 1), facet_node(type, cl(k, 1), jm));
+        const Index f = c2f(k);
+        const Index a = conn(f2e(f, 0), facet_node(type, f2l(f, 0), j)),
+                    b = conn(f2e(f, 1), facet_node(type, f2l(f, 1), jm));
         shared += a == b;
         apart += std::hypot(xyz(a, 0) - xyz(b, 0), xyz(a, 1) - xyz(b, 1)) > 1e-12;
       }
@@ -350,7 +352,7 @@ TEST(Fracture, StressCheckFlagsExactlyTheFacetsBeyondTheStrength) {
       }
       // u on the current (split) nodes, from their coordinates.
       const Index n = model.num_nodes();
-      const auto xyz = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), model.cracked().coords);
+      const auto xyz = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), model.bulk().mesh().coords);
       DofView u("u", n, 2);
       auto uh = Kokkos::create_mirror_view(Kokkos::HostSpace(), u);
       for (Index i = 0; i < n; ++i) {

@@ -78,10 +78,10 @@ template <int NPE> struct CohesiveFacet {
   };
   template <class U>
   KOKKOS_INLINE_FUNCTION CohesiveFacet(const ConnView &conn, const CoordView &xyz, const U &u,
-                                       const DeviceView<Index *[2]> &elem, const DeviceView<int *[2]> &local, Index c) {
+                                       const CohesiveSides &sides, Index c) {
     constexpr ElementType type = tri(NPE);
-    const Index e0 = elem(c, 0), e1 = elem(c, 1);
-    const int f0 = local(c, 0), f1 = local(c, 1);
+    const Index e0 = sides.elem(c, 0), e1 = sides.elem(c, 1);
+    const int f0 = sides.local(c, 0), f1 = sides.local(c, 1);
     for (int k = 0; k < NPF; ++k) {
       a[k] = conn(e0, facet_node(type, f0, k));
       b[k] = conn(e1, facet_node(type, f1, matched(k)));
@@ -141,8 +141,7 @@ template <int NPE> struct CohesiveTractions {
   ConnView conn;
   CoordView xyz;
   DofView u;
-  DeviceView<Index *[2]> elem;
-  DeviceView<int *[2]> local;
+  CohesiveSides sides;
   DeviceView<CohesivePoint **> pts;
   DeviceView<Real *[2][3][2]> force;
   DeviceView<elastic::Material *> mats;
@@ -153,7 +152,7 @@ template <int NPE> struct CohesiveTractions {
   /// The face forces, stored for the scatter pass.
   KOKKOS_INLINE_FUNCTION void operator()(Index c) const {
     double F[NPF][2];
-    const CohesiveFacet<NPE> facet(conn, xyz, u, elem, local, c);
+    const CohesiveFacet<NPE> facet(conn, xyz, u, sides, c);
     compute(c, facet, F);
     // The traction pulls face 0 towards face 1 and face 1 back: internal forces -F and +F.
     for (int k = 0; k < NPF; ++k)
@@ -165,7 +164,7 @@ template <int NPE> struct CohesiveTractions {
   /// The face forces, added to the nodes through `add(node, component, value)`.
   template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index c, const Add &add) const {
     double F[NPF][2];
-    const CohesiveFacet<NPE> facet(conn, xyz, u, elem, local, c);
+    const CohesiveFacet<NPE> facet(conn, xyz, u, sides, c);
     compute(c, facet, F);
     for (int k = 0; k < NPF; ++k)
       for (int d = 0; d < 2; ++d) {
@@ -175,7 +174,7 @@ template <int NPE> struct CohesiveTractions {
   }
   /// Updates the points of cohesive element c and sums the nodal forces F of face 0's tractions.
   KOKKOS_INLINE_FUNCTION void compute(Index c, const CohesiveFacet<NPE> &facet, double (&F)[NPF][2]) const {
-    const elastic::Material mat = mats(elem_mat(elem(c, 0)));
+    const elastic::Material mat = mats(elem_mat(sides.elem(c, 0)));
     const PPRParams &law = laws.base;
     const double factor = laws.factor(c);
     double length = 0; // the reference facet length (a first light pass: no stack arrays)
@@ -221,14 +220,14 @@ template <int NPE> struct CohesiveScatter {
   ConnView conn;
   DeviceView<Index **> e2f;
   IndexView facet2coh;
-  DeviceView<Index *[2]> elem;
+  CohesiveSides sides;
   DeviceView<Real *[2][3][2]> force;
   template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index i, const Add &add) const {
     const Index e = list(i);
     for (int f = 0; f < 3; ++f) {
       const Index c = facet2coh(e2f(e, f));
       if (c < 0) continue;
-      const int side = elem(c, 0) == e ? 0 : 1;
+      const int side = sides.elem(c, 0) == e ? 0 : 1;
       for (int k = 0; k < NPF; ++k) {
         const Index n = conn(e, facet_node(tri(NPE), f, k));
         add(n, 0, force(c, side, k, 0));
@@ -444,7 +443,8 @@ IndexView locality_order(const ConnView &conn, Index n) {
   return new_id;
 }
 
-void carry(const DofView &old, const DofView &field, const IndexView &src) {
+/// field(i) = old(src(i)), row by row (nodal fields and coordinates alike).
+template <class View> void carry(const View &old, const View &field, const IndexView &src) {
   const int nc = static_cast<int>(field.extent(1));
   Kokkos::parallel_for(
       "fegpu::cohesive::carry_nodal_field", range(0, static_cast<Index>(field.extent(0))), KOKKOS_LAMBDA(Index i) {
@@ -526,15 +526,14 @@ namespace fracture_kernels {
 
 template <int NPE>
 EnergySums cohesive_sums(const ConnView &conn, const CoordView &xyz, const DeviceView<CohesivePoint **> &pts, Index n,
-                         const DeviceView<Index *[2]> &elem, const DeviceView<int *[2]> &local,
-                         const DeviceView<elastic::Material *> &mats, const IndexView &em) {
+                         const CohesiveSides &sides, const DeviceView<elastic::Material *> &mats, const IndexView &em) {
   constexpr int nq = NPE == 3 ? 2 : 3;
   EnergySums total;
   Kokkos::parallel_reduce(
       "fegpu::cohesive::energy_sums", range(0, n),
       KOKKOS_LAMBDA(Index c, EnergySums & s) {
-        const double th = mats(em(elem(c, 0))).thickness;
-        const CohesiveFacet<NPE> facet(conn, xyz, NoDisplacement{}, elem, local, c);
+        const double th = mats(em(sides.elem(c, 0))).thickness;
+        const CohesiveFacet<NPE> facet(conn, xyz, NoDisplacement{}, sides, c);
         for (int q = 0; q < nq; ++q) {
           const CohesivePoint &p = pts(c, q);
           const double length = facet.point(q).length;
@@ -574,14 +573,14 @@ DeviceView<uint8_t *> separated(const IndexView &facet2coh, const DeviceView<Coh
 /// Per cohesive element: mean normal and tangential opening, largest damage, and the QUAD4 of
 /// its corner nodes (face 0's corners, then face 1's in reverse) for output.
 template <int NPE, class U>
-void cohesive_output(const ConnView &conn, const CoordView &xyz, const U &u, const DeviceView<Index *[2]> &elem,
-                     const DeviceView<int *[2]> &local, const DeviceView<CohesivePoint **> &pts, LawField laws, Index n,
+void cohesive_output(const ConnView &conn, const CoordView &xyz, const U &u, const CohesiveSides &sides,
+                     const DeviceView<CohesivePoint **> &pts, LawField laws, Index n,
                      const DeviceView<Real *[3]> &values, const DeviceView<Index *[4]> &quad) {
   constexpr int nq = NPE == 3 ? 2 : 3;
   Kokkos::parallel_for(
       "fegpu::cohesive::output", range(0, n), KOKKOS_LAMBDA(Index c) {
         double dn = 0, dt = 0, d = 0;
-        const CohesiveFacet<NPE> facet(conn, xyz, u, elem, local, c);
+        const CohesiveFacet<NPE> facet(conn, xyz, u, sides, c);
         for (int q = 0; q < nq; ++q) {
           const auto g = facet.point(q);
           dn += (g.Jx * g.nx() + g.Jy * g.ny()) / nq;
@@ -592,11 +591,12 @@ void cohesive_output(const ConnView &conn, const CoordView &xyz, const U &u, con
         values(c, 0) = dn;
         values(c, 1) = dt;
         values(c, 2) = d;
-        const int f0 = local(c, 0), f1 = local(c, 1);
-        quad(c, 0) = conn(elem(c, 0), facet_node(tri(NPE), f0, 0));
-        quad(c, 1) = conn(elem(c, 0), facet_node(tri(NPE), f0, 1));
-        quad(c, 2) = conn(elem(c, 1), facet_node(tri(NPE), f1, 0));
-        quad(c, 3) = conn(elem(c, 1), facet_node(tri(NPE), f1, 1));
+        const Index e0 = sides.elem(c, 0), e1 = sides.elem(c, 1);
+        const int f0 = sides.local(c, 0), f1 = sides.local(c, 1);
+        quad(c, 0) = conn(e0, facet_node(tri(NPE), f0, 0));
+        quad(c, 1) = conn(e0, facet_node(tri(NPE), f0, 1));
+        quad(c, 2) = conn(e1, facet_node(tri(NPE), f1, 0));
+        quad(c, 3) = conn(e1, facet_node(tri(NPE), f1, 1));
       });
 }
 
@@ -675,9 +675,9 @@ void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
   }
   carry_ = src;
   origin_ = origin;
-  // The bulk model continues on the split nodes, with exact-size coordinates.
+  // The bulk model continues on the split nodes, a new node at its source's place.
   CoordView coords(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::coords"), n);
-  Kokkos::deep_copy(coords, Kokkos::subview(cracked_->coords, Kokkos::make_pair(Index(0), n), Kokkos::ALL));
+  fracture_kernels::carry(bulk_.mesh().coords, coords, carry_);
   bulk_.set_topology(cracked_->elem2node, coords, origin_);
   inverse_area_ = RealView(); // the stress check sums the areas again on the new nodes
   peak_bytes_ = std::max(peak_bytes_, memory_bytes());
@@ -715,8 +715,7 @@ template <int NPE> void FractureModel::cohesive_forces(const DofView &u, const D
   const CohesiveTractions<NPE> tractions{m.elem2node,
                                          m.coords,
                                          u,
-                                         cracked_->coh2facet_elem,
-                                         cracked_->coh2facet_local,
+                                         cracked_->sides(),
                                          points_,
                                          face_force_,
                                          bulk_.materials(),
@@ -731,7 +730,7 @@ template <int NPE> void FractureModel::cohesive_forces(const DofView &u, const D
   Kokkos::parallel_for("fegpu::cohesive::tractions", range(0, nc), tractions);
   scatter_elements("fegpu::cohesive::scatter", bulk_.config().scatter, adjacent_.coloring, adjacent_.count, f,
                    CohesiveScatter<NPE>{adjacent_.elems, m.elem2node, topology_.elem2facet, cracked_->facet2coh,
-                                        cracked_->coh2facet_elem, face_force_});
+                                        cracked_->sides(), face_force_});
 }
 
 Index FractureModel::check_and_insert(const DofView &u) {
@@ -780,8 +779,18 @@ fracture_kernels::EnergySums cohesive_sums(const CrackedMesh &cm, const elastic:
                                            const DeviceView<CohesivePoint **> &pts) {
   const auto f =
       bulk.mesh().type == ElementType::Tri3 ? fracture_kernels::cohesive_sums<3> : fracture_kernels::cohesive_sums<6>;
-  return f(cm.elem2node, cm.coords, pts, cm.num_cohesive(), cm.coh2facet_elem, cm.coh2facet_local, bulk.materials(),
+  return f(bulk.mesh().elem2node, bulk.mesh().coords, pts, cm.num_cohesive(), cm.sides(), bulk.materials(),
            bulk.element_material());
+}
+
+/// Per cohesive element: mean openings and damage (values) and its output QUAD4 (quad).
+template <class U>
+void cohesive_output(const CrackedMesh &cm, const elastic::ElasticModel &bulk, const DeviceView<CohesivePoint **> &pts,
+                     LawField laws, const U &u, const DeviceView<Real *[3]> &values,
+                     const DeviceView<Index *[4]> &quad) {
+  const auto f = bulk.mesh().type == ElementType::Tri3 ? fracture_kernels::cohesive_output<3, U>
+                                                       : fracture_kernels::cohesive_output<6, U>;
+  f(bulk.mesh().elem2node, bulk.mesh().coords, u, cm.sides(), pts, laws, cm.num_cohesive(), values, quad);
 }
 } // namespace
 
@@ -825,13 +834,12 @@ Index FractureModel::count_fragments() const {
 
 std::size_t FractureModel::memory_bytes() const {
   const CrackedMesh &c = *cracked_;
-  return c.elem2node.span() * sizeof(Index) + c.coords.span() * sizeof(Real) + c.new2old.span() * sizeof(Index) +
-         c.facet2coh.span() * sizeof(Index) + c.coh2facet.span() * sizeof(Index) +
-         c.coh2facet_elem.span() * sizeof(Index) + c.coh2facet_local.span() * sizeof(int) +
-         c.links.span() * sizeof(ElementLinks) + points_.span() * sizeof(CohesivePoint) +
-         face_force_.span() * sizeof(Real) + adjacent_.elems.span() * sizeof(Index) * 2 +
-         nodal_stress_.span() * sizeof(Real) + inverse_area_.span() * sizeof(Real) +
-         bulk_.mesh().coords.span() * sizeof(Real) + bulk_.lumped_mass().span() * sizeof(Real);
+  return c.elem2node.span() * sizeof(Index) + c.new2old.span() * sizeof(Index) + c.facet2coh.span() * sizeof(Index) +
+         c.coh2facet.span() * sizeof(Index) + c.links.span() * sizeof(ElementLinks) +
+         points_.span() * sizeof(CohesivePoint) + face_force_.span() * sizeof(Real) +
+         adjacent_.elems.span() * sizeof(Index) * 2 + nodal_stress_.span() * sizeof(Real) +
+         inverse_area_.span() * sizeof(Real) + bulk_.mesh().coords.span() * sizeof(Real) +
+         bulk_.lumped_mass().span() * sizeof(Real);
 }
 
 HostMesh FractureModel::output_mesh() const {
@@ -839,14 +847,7 @@ HostMesh FractureModel::output_mesh() const {
   const Index nc = cracked_->num_cohesive();
   DeviceView<Real *[3]> values("fegpu::cohesive::output_values", nc);
   DeviceView<Index *[4]> quad("fegpu::cohesive::output_quads", nc);
-  if (h.type == ElementType::Tri3)
-    fracture_kernels::cohesive_output<3>(cracked_->elem2node, cracked_->coords, NoDisplacement{},
-                                         cracked_->coh2facet_elem, cracked_->coh2facet_local, points_, laws(), nc,
-                                         values, quad);
-  else
-    fracture_kernels::cohesive_output<6>(cracked_->elem2node, cracked_->coords, NoDisplacement{},
-                                         cracked_->coh2facet_elem, cracked_->coh2facet_local, points_, laws(), nc,
-                                         values, quad);
+  cohesive_output(*cracked_, bulk_, points_, laws(), NoDisplacement{}, values, quad);
   auto q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), quad);
   HostMesh::ExtraBlock b{"cohesive", 1000, "QUAD4", 4, {}};
   for (const auto &blk : h.blocks)
@@ -878,12 +879,7 @@ void FractureModel::fill_output(const DofView &u, const DofView &v, const DofVie
     e.resize(ne + nc, 0.0); // bulk variables are zero on the cohesive block
   DeviceView<Real *[3]> values("fegpu::cohesive::output_values", nc);
   DeviceView<Index *[4]> quad("fegpu::cohesive::output_quads", nc);
-  if (bulk_.mesh().type == ElementType::Tri3)
-    fracture_kernels::cohesive_output<3>(cracked_->elem2node, cracked_->coords, u, cracked_->coh2facet_elem,
-                                         cracked_->coh2facet_local, points_, laws(), nc, values, quad);
-  else
-    fracture_kernels::cohesive_output<6>(cracked_->elem2node, cracked_->coords, u, cracked_->coh2facet_elem,
-                                         cracked_->coh2facet_local, points_, laws(), nc, values, quad);
+  cohesive_output(*cracked_, bulk_, points_, laws(), u, values, quad);
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), values);
   for (int k = 0; k < 3; ++k) {
     std::vector<double> col(ne + nc, 0.0); // and cohesive variables zero on the bulk block

@@ -33,11 +33,8 @@ template <int NPE> struct Insert {
   DeviceView<Index **> e2f;
   IndexView facet2coh;
   DeviceView<uint8_t *> flag;
-  CoordView coords;
   IndexView new2old;
   IndexView coh2facet;
-  DeviceView<Index *[2]> coh_elem;
-  DeviceView<int *[2]> coh_local;
 
   /// Walks around the node at corner `corner` of element e, leaving through the other facet of e
   /// that holds it than `f_from`. True if the walk ends at the boundary or a crack (the node must
@@ -68,12 +65,6 @@ template <int NPE> struct Insert {
     return true;
   }
 
-  KOKKOS_INLINE_FUNCTION void new_node(Index id, Index from) const {
-    new2old(id) = from; // the immediate source: the sides of earlier cracks carry different states
-    for (int d = 0; d < 3; ++d)
-      coords(id, d) = coords(from, d);
-  }
-
   /// Returns (new nodes, new cohesive elements).
   /// With `splits`, the count pass records which corners split (bit 2 f + k) and the apply pass
   /// reuses that instead of walking again.
@@ -94,7 +85,7 @@ template <int NPE> struct Insert {
         if (!split) continue;
         if (apply) {
           const Index id = node_base + nodes;
-          new_node(id, conn(e, corner));
+          new2old(id) = conn(e, corner); // the immediate source: earlier cracks' sides differ
           walk(e, f, corner, other, pending, id);
         }
         ++nodes;
@@ -103,7 +94,7 @@ template <int NPE> struct Insert {
         if (apply) {
           const int a = facet_node(type, f, 2);
           const Index id = node_base + nodes;
-          new_node(id, conn(e, a));
+          new2old(id) = conn(e, a);
           conn(e, a) = id;
         }
         ++nodes;
@@ -112,10 +103,6 @@ template <int NPE> struct Insert {
         const Index c = coh_base + cohs;
         const int fo = links(e).side[f] & 3;
         coh2facet(c) = fid;
-        coh_elem(c, 0) = e;
-        coh_elem(c, 1) = other;
-        coh_local(c, 0) = f;
-        coh_local(c, 1) = fo;
         facet2coh(fid) = c;
         // No other thread of this colour reads either byte: both elements hold the facet's nodes.
         links(e).side[f] |= ElementLinks::kCracked;
@@ -129,8 +116,7 @@ template <int NPE> struct Insert {
 };
 
 template <int NPE> Insert<NPE> make_insert(CrackedMesh &m, const DeviceView<uint8_t *> &flag) {
-  return {m.elem2node, m.links,   m.topology.elem2facet, m.facet2coh,      flag,
-          m.coords,    m.new2old, m.coh2facet,           m.coh2facet_elem, m.coh2facet_local};
+  return {m.elem2node, m.links, m.topology.elem2facet, m.facet2coh, flag, m.new2old, m.coh2facet};
 }
 
 constexpr int kShift = 32; // packed scan value: nodes in the high word, cohesive elements in the low
@@ -313,17 +299,12 @@ IndexView sources(const IndexView &new2old, Index old_count, Index new_count) {
   return src;
 }
 
-void renumber(const ConnView &conn, const CoordView &coords, const CoordView &moved, const IndexView &new_id) {
+void renumber(const ConnView &conn, const IndexView &new_id) {
   const int npe = static_cast<int>(conn.extent(1));
   Kokkos::parallel_for(
       "fegpu::cohesive::renumber_conn", range(0, static_cast<Index>(conn.extent(0))), KOKKOS_LAMBDA(Index e) {
         for (int k = 0; k < npe; ++k)
           conn(e, k) = new_id(conn(e, k));
-      });
-  Kokkos::parallel_for(
-      "fegpu::cohesive::renumber_coords", range(0, static_cast<Index>(new_id.extent(0))), KOKKOS_LAMBDA(Index n) {
-        for (int d = 0; d < 3; ++d)
-          moved(new_id(n), d) = coords(n, d);
       });
 }
 
@@ -386,15 +367,11 @@ CrackedMesh::CrackedMesh(const Mesh &mesh, const Topology &t, const Coloring &c)
   elem2node = ConnView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::elem2node"), mesh.num_elems(),
                        mesh.nodes_per_elem());
   Kokkos::deep_copy(elem2node, mesh.elem2node);
-  coords = CoordView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::coords"), num_nodes_);
-  Kokkos::deep_copy(coords, mesh.coords);
   new2old = IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::new2old"), num_nodes_);
   insertion_kernels::identity(new2old, num_nodes_);
   facet2coh = IndexView("fegpu::cohesive::facet2coh", t.num_facets);
   Kokkos::deep_copy(facet2coh, -1);
   coh2facet = IndexView("fegpu::cohesive::coh2facet", 0);
-  coh2facet_elem = DeviceView<Index *[2]>("fegpu::cohesive::coh2facet_elem", 0);
-  coh2facet_local = DeviceView<int *[2]>("fegpu::cohesive::coh2facet_local", 0);
   unused_nodes_ = insertion_kernels::unused_nodes(t.node2elem);
   links = insertion_kernels::links(t);
 }
@@ -409,26 +386,14 @@ void CrackedMesh::grow(Index nodes, Index cohesive, bool touch) {
   // pages ahead of the insertion.
   const auto capacity = [](Index need, Index have) { return std::max(need, have + have / 2); };
   const auto resize = [touch](auto &view, Index n) { resize_rows(view, n, touch); };
-  const Index have_nodes = static_cast<Index>(coords.extent(0)), have_coh = static_cast<Index>(coh2facet.extent(0));
-  if (nodes > have_nodes) {
-    const Index cap = capacity(nodes, have_nodes);
-    resize(coords, cap);
-    resize(new2old, cap);
-  }
-  if (cohesive > have_coh) {
-    const Index cap = capacity(cohesive, have_coh);
-    resize(coh2facet, cap);
-    resize(coh2facet_elem, cap);
-    resize(coh2facet_local, cap);
-  }
+  const Index have_nodes = static_cast<Index>(new2old.extent(0)), have_coh = static_cast<Index>(coh2facet.extent(0));
+  if (nodes > have_nodes) resize(new2old, capacity(nodes, have_nodes));
+  if (cohesive > have_coh) resize(coh2facet, capacity(cohesive, have_coh));
 }
 
 IndexView CrackedMesh::order_cohesive() {
   Kokkos::Profiling::ScopedRegion region("fegpu::cohesive::order_cohesive");
-  const IndexView old_of = insertion_kernels::facet_order(facet2coh, coh2facet, num_cohesive_);
-  permute_rows(coh2facet_elem, old_of);
-  permute_rows(coh2facet_local, old_of);
-  return old_of;
+  return insertion_kernels::facet_order(facet2coh, coh2facet, num_cohesive_);
 }
 
 IndexView CrackedMesh::sources(Index old_count) const {
@@ -438,9 +403,7 @@ IndexView CrackedMesh::sources(Index old_count) const {
 void CrackedMesh::renumber_nodes(const IndexView &new_id) {
   Kokkos::Profiling::ScopedRegion region("fegpu::cohesive::renumber_nodes");
   FEGPU_CHECK(static_cast<Index>(new_id.extent(0)) == num_nodes_, "renumber_nodes: one new id per node");
-  CoordView moved(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::coords"), coords.extent(0));
-  insertion_kernels::renumber(elem2node, coords, moved, new_id);
-  coords = moved;
+  insertion_kernels::renumber(elem2node, new_id);
   insertion_kernels::identity(new2old, num_nodes_);
 }
 

@@ -38,8 +38,20 @@ struct alignas(16) ElementLinks {
   uint8_t side[3];
 };
 
-/// The growing topology: bulk connectivity (renumbered as nodes split), node coordinates and
-/// parents, and the cohesive elements. Capacities grow by amortised reallocation.
+/// The two elements of each cohesive element and the facet's local index in each, read through
+/// its facet (bulk elements never change, so the topology's facet arrays hold them): side 0 is
+/// the facet's owner, the element of smaller id.
+struct CohesiveSides {
+  IndexView coh2facet;
+  DeviceView<Index *[2]> facet2elem;
+  DeviceView<int *[2]> facet2local;
+  KOKKOS_INLINE_FUNCTION Index elem(Index c, int side) const { return facet2elem(coh2facet(c), side); }
+  KOKKOS_INLINE_FUNCTION int local(Index c, int side) const { return facet2local(coh2facet(c), side); }
+};
+
+/// The growing topology: bulk connectivity (renumbered as nodes split), each node's parent, and
+/// the cohesive elements. Capacities grow by amortised reallocation. Nodal fields, the
+/// coordinates among them, are the caller's: sources() says where each new node takes them from.
 class CrackedMesh {
 public:
   /// Takes the mesh, its topology and colouring (bulk elements never change, so neither do they).
@@ -58,8 +70,8 @@ public:
   /// old_count, else the node it was split from (climbing through nodes split twice).
   IndexView sources(Index old_count) const;
 
-  /// Renumbers the nodes: node n becomes new_id(n) (a permutation of [0, num_nodes())), in the
-  /// connectivity and coordinates. new2old restarts from here (each node its own source).
+  /// Renumbers the nodes: node n becomes new_id(n) (a permutation of [0, num_nodes())) in the
+  /// connectivity. new2old restarts from here (each node its own source).
   void renumber_nodes(const IndexView &new_id);
 
   /// Renumbers the cohesive elements in the order of their facets, which follows the elements:
@@ -70,16 +82,14 @@ public:
 
   Index num_nodes() const { return num_nodes_; }
   Index num_cohesive() const { return num_cohesive_; }
+  CohesiveSides sides() const { return {coh2facet, topology.facet2elem, topology.facet2local}; }
 
   const ElementType type;
-  ConnView elem2node;                    // (element, local node): current node ids
-  CoordView coords;                      // (node capacity, xyz)
-  IndexView new2old;                     // (node capacity): the original node each node was split from
-  IndexView facet2coh;                   // (facet): its cohesive element, -1 while intact
-  DeviceView<Index *[2]> coh2facet_elem; // (cohesive capacity, side): element on each side
-  DeviceView<int *[2]> coh2facet_local;  // (cohesive capacity, side): the facet's local index there
-  IndexView coh2facet;                   // (cohesive capacity): facet id
-  DeviceView<ElementLinks *> links;      // (element): adjacency and crack state, for the walks
+  ConnView elem2node;               // (element, local node): current node ids
+  IndexView new2old;                // (node capacity): the node each node was split from
+  IndexView facet2coh;              // (facet): its cohesive element, -1 while intact
+  IndexView coh2facet;              // (cohesive capacity): facet id
+  DeviceView<ElementLinks *> links; // (element): adjacency and crack state, for the walks
   Topology topology;
   Coloring coloring;
 
