@@ -466,6 +466,21 @@ void init_points(const DeviceView<CohesivePoint **> &pts, Index begin, Index end
       });
 }
 
+/// The points in the cohesive elements' new order, `cap` rows: row r is the old row old_of(r), or a
+/// new point where old_of(r) >= old_count (a cohesive element the last insertion added).
+DeviceView<CohesivePoint **> ordered_points(const DeviceView<CohesivePoint **> &pts, const IndexView &old_of,
+                                            Index old_count, Index cap) {
+  const int nq = static_cast<int>(pts.extent(1));
+  DeviceView<CohesivePoint **> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, pts.label()), cap, nq);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::ordered_points", range(0, static_cast<Index>(old_of.extent(0))), KOKKOS_LAMBDA(Index r) {
+        const Index c = old_of(r);
+        for (int q = 0; q < nq; ++q)
+          out(r, q) = c < old_count ? pts(c, q) : CohesivePoint{};
+      });
+  return out;
+}
+
 /// The bulk elements touching a cohesive element, in colour order, and per-colour offsets.
 void adjacent_elements(const Coloring &col, const DeviceView<Index **> &e2f, const IndexView &facet2coh,
                        IndexView &list, std::vector<Index> &offsets) {
@@ -655,14 +670,15 @@ LawField FractureModel::laws() const { return {config_.law, strength_, cracked_-
 void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
   Kokkos::Profiling::ScopedRegion r("fegpu::cohesive::grow");
   const Index n = cracked_->num_nodes(), nc = cracked_->num_cohesive();
-  // Cohesive storage follows the insertion's amortised capacity.
-  const Index cap = static_cast<Index>(cracked_->coh2facet.extent(0));
-  if (cap > static_cast<Index>(points_.extent(0))) {
-    resize_rows(points_, cap, true);
-    if (!atomic_scatter()) resize_rows(face_force_, cap, true);
-  }
-  fracture_kernels::init_points(points_, old_cohesive, nc, false, laws());
-  permute_rows(points_, cracked_->order_cohesive());
+  // Cohesive storage follows the insertion's amortised capacity. One pass puts the points in the
+  // cohesive elements' new (facet) order and starts the new ones; rows past the live count are
+  // written before they are read, so the new room is left as allocated (filling it took half of a
+  // full fragmentation's model update on the H100).
+  const Index cap = std::max<Index>(cracked_->coh2facet.extent(0), points_.extent(0));
+  points_ = fracture_kernels::ordered_points(points_, cracked_->order_cohesive(), old_cohesive, cap);
+  if (!atomic_scatter() && cap > static_cast<Index>(face_force_.extent(0))) // rewritten every step
+    face_force_ =
+        DeviceView<Real *[2][3][2]>(Kokkos::view_alloc(Kokkos::WithoutInitializing, face_force_.label()), cap);
   // Where each node takes its values from, and the input-mesh node it descends from; then, for
   // the locality of every gather, a numbering that follows the elements.
   IndexView src = cracked_->sources(old_nodes);

@@ -83,15 +83,4 @@ template <class View> void resize_rows(View &v, Index n, bool initialize) {
   v = out;
 }
 
-/// Reorders the leading rows of `v`: row i becomes the old row from(i), for i < from.extent(0).
-/// The View keeps its extents; rows past from.extent(0) are left as allocated.
-template <class View> void permute_rows(View &v, const IndexView &from) {
-  const View out(Kokkos::view_alloc(Kokkos::WithoutInitializing, v.label()), v.layout());
-  const View in = v;
-  Kokkos::parallel_for(
-      "fegpu::permute_rows", range(0, static_cast<Index>(from.extent(0))),
-      KOKKOS_LAMBDA(Index i) { copy_row(out, i, in, from(i)); });
-  v = out;
-}
-
 } // namespace fegpu
