@@ -669,7 +669,7 @@ LawField FractureModel::laws() const { return {config_.law, strength_, cracked_-
 
 void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
   Kokkos::Profiling::ScopedRegion r("fegpu::cohesive::grow");
-  const Index n = cracked_->num_nodes(), nc = cracked_->num_cohesive();
+  const Index n = cracked_->num_nodes();
   // Cohesive storage follows the insertion's amortised capacity. One pass puts the points in the
   // cohesive elements' new (facet) order and starts the new ones; rows past the live count are
   // written before they are read, so the new room is left as allocated (filling it took half of a
