@@ -453,16 +453,14 @@ template <class View> void carry(const View &old, const View &field, const Index
       });
 }
 
-void init_points(const DeviceView<CohesivePoint **> &pts, Index begin, Index end, bool failed, LawField laws) {
+/// Notches: every point of the first n cohesive elements failed in tension (traction-free when
+/// opening), contact still active.
+void fail_points(const DeviceView<CohesivePoint **> &pts, Index n, LawField laws) {
   const int nq = static_cast<int>(pts.extent(1));
   Kokkos::parallel_for(
-      "fegpu::cohesive::init_points", range(begin, end), KOKKOS_LAMBDA(Index c) {
-        for (int q = 0; q < nq; ++q) {
-          CohesivePoint p{};
-          if (failed) // a notch: traction-free in tension, contact still active
-            p.history.max_n = laws.base.delta_n / laws.factor(c);
-          pts(c, q) = p;
-        }
+      "fegpu::cohesive::fail_points", range(0, n), KOKKOS_LAMBDA(Index c) {
+        for (int q = 0; q < nq; ++q)
+          pts(c, q).history.max_n = laws.base.delta_n / laws.factor(c);
       });
 }
 
@@ -660,7 +658,7 @@ FractureModel::FractureModel(const HostMesh &mesh, elastic::Config elastic, Frac
       fracture_kernels::notch_facets(m, topology_, seg, flags_);
     if (cracked_->fracture(flags_, config_.counter) == 0) throw InputError("no facet of the mesh lies on the notch");
     after_insertion(0, m.num_nodes());
-    fracture_kernels::init_points(points_, 0, cracked_->num_cohesive(), true, laws());
+    fracture_kernels::fail_points(points_, cracked_->num_cohesive(), laws());
   }
   peak_bytes_ = memory_bytes();
 }
