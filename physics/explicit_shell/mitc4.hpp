@@ -58,6 +58,21 @@ KOKKOS_FORCEINLINE_FUNCTION double node_eta(int k) { return k >= 2 ? 1.0 : -1.0;
 /// Gauss point q of the 2 x 2 rule lies towards node q: at (node_xi(q), node_eta(q)) kGauss.
 inline constexpr double kGauss = 0.57735026918962576; // 1/sqrt(3)
 
+/// A bilinear field v over the element through its half differences along the edges C (nodes 0 to
+/// 1), A (3 to 2), B (0 to 3) and D (1 to 2): its derivatives at (xi, eta) are
+///   v,xi = (1 - eta)/2 C + (1 + eta)/2 A,   v,eta = (1 - xi)/2 B + (1 + xi)/2 D,
+/// and the half differences are also the MITC4 tying points' tangents. Every caller takes the
+/// derivatives this way, so a reference and a current configuration that coincide give
+/// bit-identical tangents (zero strain), and an element's four points share the edge terms.
+struct Edges {
+  Vec3 C, A, B, D;
+  KOKKOS_FORCEINLINE_FUNCTION Vec3 d_xi(double eta) const { return (0.5 * (1 - eta)) * C + (0.5 * (1 + eta)) * A; }
+  KOKKOS_FORCEINLINE_FUNCTION Vec3 d_eta(double xi) const { return (0.5 * (1 - xi)) * B + (0.5 * (1 + xi)) * D; }
+};
+KOKKOS_FORCEINLINE_FUNCTION Edges edges(const Vec3 v[4]) {
+  return {0.5 * (v[1] - v[0]), 0.5 * (v[2] - v[3]), 0.5 * (v[3] - v[0]), 0.5 * (v[2] - v[1])};
+}
+
 /// Gauss point q (0..3) of the 2 x 2 rule: its natural coordinates, the midsurface tangents
 /// x0,xi and x0,eta of the geometry x there, and node k's shape function N_k.
 struct GaussPoint {
@@ -66,12 +81,9 @@ struct GaussPoint {
   KOKKOS_FORCEINLINE_FUNCTION double N(int k) const { return 0.25 * (1 + xi * node_xi(k)) * (1 + eta * node_eta(k)); }
 };
 KOKKOS_INLINE_FUNCTION GaussPoint gauss_point(const Vec3 x[4], int q) {
-  GaussPoint p{kGauss * node_xi(q), kGauss * node_eta(q), {}, {}};
-  for (int k = 0; k < 4; ++k) {
-    p.a1 += (0.25 * node_xi(k) * (1 + p.eta * node_eta(k))) * x[k];
-    p.a2 += (0.25 * node_eta(k) * (1 + p.xi * node_xi(k))) * x[k];
-  }
-  return p;
+  const double xi = kGauss * node_xi(q), eta = kGauss * node_eta(q);
+  const Edges t = edges(x);
+  return {xi, eta, t.d_xi(eta), t.d_eta(xi)};
 }
 
 /// Contravariant resultants (n, m: 11, 12, 22) at a point of the element, for output.
@@ -106,11 +118,8 @@ inline constexpr int kReferenceTerms = 4 * 10 + 4;
 struct GeometryReference {
   const Vec3 *X, *D;
   KOKKOS_INLINE_FUNCTION PointReference point(int, double xi, double eta) const {
-    Vec3 A1, A2, B1, B2;
-    for (int k = 0; k < 4; ++k) {
-      const double nx = 0.25 * node_xi(k) * (1 + eta * node_eta(k)), ne = 0.25 * node_eta(k) * (1 + xi * node_xi(k));
-      A1 += nx * X[k], A2 += ne * X[k], B1 += nx * D[k], B2 += ne * D[k];
-    }
+    const Edges tx = edges(X), td = edges(D);
+    const Vec3 A1 = tx.d_xi(eta), A2 = tx.d_eta(xi), B1 = td.d_xi(eta), B2 = td.d_eta(xi);
     PointReference r;
     r.g[0] = dot(A1, A1), r.g[1] = dot(A1, A2), r.g[2] = dot(A2, A2);
     const double det = r.g[0] * r.g[2] - r.g[1] * r.g[1], q = 1 / det;
@@ -119,8 +128,9 @@ struct GeometryReference {
     return r;
   }
   KOKKOS_INLINE_FUNCTION void tying(double g[4]) const {
-    g[0] = 0.25 * dot(X[1] - X[0], D[0] + D[1]), g[1] = 0.25 * dot(X[2] - X[3], D[2] + D[3]);
-    g[2] = 0.25 * dot(X[3] - X[0], D[0] + D[3]), g[3] = 0.25 * dot(X[2] - X[1], D[1] + D[2]);
+    const Edges t = edges(X);
+    g[0] = dot(t.C, 0.5 * (D[0] + D[1])), g[1] = dot(t.A, 0.5 * (D[2] + D[3]));
+    g[2] = dot(t.B, 0.5 * (D[0] + D[3])), g[3] = dot(t.D, 0.5 * (D[1] + D[2]));
   }
 };
 
@@ -132,31 +142,25 @@ template <class Reference>
 KOKKOS_INLINE_FUNCTION double internal_forces(const Vec3 x[4], const Vec3 d[4], const Reference &ref, const Section &s,
                                               Vec3 fx[4], Vec3 fd[4], Resultants *res = nullptr) {
   // Covariant transverse shear at the tying points C (0,-1), A (0,1) [xi] and B (-1,0), D (1,0)
-  // [eta]: each is an edge midpoint, where a_a is half the edge vector and d the edge average.
-  const Vec3 aC = 0.5 * (x[1] - x[0]), dC = 0.5 * (d[0] + d[1]);
-  const Vec3 aA = 0.5 * (x[2] - x[3]), dA = 0.5 * (d[2] + d[3]);
-  const Vec3 aB = 0.5 * (x[3] - x[0]), dB = 0.5 * (d[0] + d[3]);
-  const Vec3 aD = 0.5 * (x[2] - x[1]), dD = 0.5 * (d[1] + d[2]);
+  // [eta]: each is an edge midpoint, where a_a is the edge's half difference and d its average.
+  const Edges tx = edges(x), td = edges(d);
+  const Vec3 dC = 0.5 * (d[0] + d[1]), dA = 0.5 * (d[2] + d[3]), dB = 0.5 * (d[0] + d[3]), dD = 0.5 * (d[1] + d[2]);
   double g0[4];
   ref.tying(g0);
-  const double gC = dot(aC, dC) - g0[0], gA = dot(aA, dA) - g0[1];
-  const double gB = dot(aB, dB) - g0[2], gD = dot(aD, dD) - g0[3];
+  const double gC = dot(tx.C, dC) - g0[0], gA = dot(tx.A, dA) - g0[1];
+  const double gB = dot(tx.B, dB) - g0[2], gD = dot(tx.D, dD) - g0[3];
   double sA = 0, sB = 0, sC = 0, sD = 0, energy = 0;
-  if (!res)
-    for (int k = 0; k < 4; ++k)
-      fx[k] = fd[k] = Vec3{};
+  // The forces conjugate to the half differences of x (G) and of d (H) along each edge: a_1 and
+  // d,1 at a point are (1 - eta)/2 C + (1 + eta)/2 A, a_2 and d,2 are (1 - xi)/2 B + (1 + xi)/2 D
+  // (Edges), so each point adds its weights of P and Q here, and the nodes' forces follow once.
+  Vec3 GC, GA, GB, GD, HC, HA, HB, HD;
   const double g = res ? 0.0 : kGauss; // the centre for output
   const int npts = res ? 1 : 4;
   for (int p = 0; p < npts; ++p) {
     const double xi = g * node_xi(p), eta = g * node_eta(p);
-    double Nx[4], Ne[4];
-    for (int k = 0; k < 4; ++k) {
-      Nx[k] = 0.25 * node_xi(k) * (1 + eta * node_eta(k));
-      Ne[k] = 0.25 * node_eta(k) * (1 + xi * node_xi(k));
-    }
-    Vec3 a1, a2, b1, b2;
-    for (int k = 0; k < 4; ++k)
-      a1 += Nx[k] * x[k], a2 += Ne[k] * x[k], b1 += Nx[k] * d[k], b2 += Ne[k] * d[k];
+    const double lm1 = 0.5 * (1 - eta), lp1 = 0.5 * (1 + eta), lm2 = 0.5 * (1 - xi), lp2 = 0.5 * (1 + xi);
+    const Vec3 a1 = lm1 * tx.C + lp1 * tx.A, a2 = lm2 * tx.B + lp2 * tx.D;
+    const Vec3 b1 = lm1 * td.C + lp1 * td.A, b2 = lm2 * td.B + lp2 * td.D;
     const PointReference R = ref.point(p, xi, eta);
     const double w = R.w, *inv = R.inv;
     const double e[3] = {0.5 * (dot(a1, a1) - R.g[0]), 0.5 * (dot(a1, a2) - R.g[1]), 0.5 * (dot(a2, a2) - R.g[2])};
@@ -169,27 +173,27 @@ KOKKOS_INLINE_FUNCTION double internal_forces(const Vec3 x[4], const Vec3 d[4], 
         res->n[i] = n[i], res->m[i] = m[i];
       return 0.0;
     }
-    const double g1 = 0.5 * (1 - eta) * gC + 0.5 * (1 + eta) * gA, g2 = 0.5 * (1 - xi) * gB + 0.5 * (1 + xi) * gD;
+    const double g1 = lm1 * gC + lp1 * gA, g2 = lm2 * gB + lp2 * gD;
     const double q1 = s.shear * (inv[0] * g1 + inv[1] * g2), q2 = s.shear * (inv[1] * g1 + inv[2] * g2);
     energy += 0.5 * w *
               (n[0] * e[0] + 2 * n[1] * e[1] + n[2] * e[2] + m[0] * kap[0] + 2 * m[1] * kap[1] + m[2] * kap[2] +
                q1 * g1 + q2 * g2);
-    // Conjugate to a_1, a_2 (P) and to d,1, d,2 (Q).
-    const Vec3 P1 = n[0] * a1 + n[1] * a2 + m[0] * b1 + m[1] * b2;
-    const Vec3 P2 = n[1] * a1 + n[2] * a2 + m[1] * b1 + m[2] * b2;
-    const Vec3 Q1 = m[0] * a1 + m[1] * a2, Q2 = m[1] * a1 + m[2] * a2;
-    for (int k = 0; k < 4; ++k) {
-      fx[k] += w * (Nx[k] * P1 + Ne[k] * P2);
-      fd[k] += w * (Nx[k] * Q1 + Ne[k] * Q2);
-    }
-    sC += w * q1 * 0.5 * (1 - eta), sA += w * q1 * 0.5 * (1 + eta);
-    sB += w * q2 * 0.5 * (1 - xi), sD += w * q2 * 0.5 * (1 + xi);
+    // w times the forces conjugate to a_1, a_2 (P) and to d,1, d,2 (Q).
+    const double wn[3] = {w * n[0], w * n[1], w * n[2]}, wm[3] = {w * m[0], w * m[1], w * m[2]};
+    const Vec3 P1 = wn[0] * a1 + wn[1] * a2 + wm[0] * b1 + wm[1] * b2;
+    const Vec3 P2 = wn[1] * a1 + wn[2] * a2 + wm[1] * b1 + wm[2] * b2;
+    const Vec3 Q1 = wm[0] * a1 + wm[1] * a2, Q2 = wm[1] * a1 + wm[2] * a2;
+    GC += lm1 * P1, GA += lp1 * P1, GB += lm2 * P2, GD += lp2 * P2;
+    HC += lm1 * Q1, HA += lp1 * Q1, HB += lm2 * Q2, HD += lp2 * Q2;
+    sC += w * q1 * lm1, sA += w * q1 * lp1;
+    sB += w * q2 * lm2, sD += w * q2 * lp2;
   }
-  // d g_xi^C = d a_xi^C . d^C + a_xi^C . d d^C with a_xi^C = (x1 - x0) / 2, d^C = (d0 + d1) / 2, ...
-  const Vec3 tC = (0.5 * sC) * dC, tA = (0.5 * sA) * dA, tB = (0.5 * sB) * dB, tD = (0.5 * sD) * dD;
-  fx[0] += -1.0 * (tC + tB), fx[1] += tC - tD, fx[2] += tA + tD, fx[3] += tB - tA;
-  const Vec3 rC = (0.5 * sC) * aC, rA = (0.5 * sA) * aA, rB = (0.5 * sB) * aB, rD = (0.5 * sD) * aD;
-  fd[0] += rC + rB, fd[1] += rC + rD, fd[2] += rA + rD, fd[3] += rA + rB;
+  // d g^C = d a^C . d^C + a^C . d d^C with a^C = (x1 - x0) / 2, d^C = (d0 + d1) / 2, ...
+  GC += sC * dC, GA += sA * dA, GB += sB * dB, GD += sD * dD;
+  fx[0] = -0.5 * (GC + GB), fx[1] = 0.5 * (GC - GD), fx[2] = 0.5 * (GA + GD), fx[3] = 0.5 * (GB - GA);
+  const Vec3 rC = sC * tx.C, rA = sA * tx.A, rB = sB * tx.B, rD = sD * tx.D;
+  fd[0] = 0.5 * (rC + rB - HC - HB), fd[1] = 0.5 * (rC + rD + HC - HD);
+  fd[2] = 0.5 * (rA + rD + HA + HD), fd[3] = 0.5 * (rA + rB + HB - HA);
   return energy;
 }
 
