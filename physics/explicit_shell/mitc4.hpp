@@ -93,14 +93,16 @@ struct Resultants {
 
 namespace detail {
 /// Raises the indices of a symmetric covariant tensor s (11, 12, 22) with the inverse metric h and
-/// applies the isotropic law: out^ab = c (nu h^ab tr + (1 - nu) h^ac s_cd h^db).
-KOKKOS_FORCEINLINE_FUNCTION void isotropic(const double h[3], const double s[3], double c, double nu, double out[3]) {
-  const double tr = h[0] * s[0] + 2 * h[1] * s[1] + h[2] * s[2];
+/// applies the isotropic law: out^ab = a h^ab tr + b h^ac s_cd h^db, tr = h^cd s_cd; for a
+/// stiffness c, a = c nu and b = c (1 - nu) (the caller folds in its factors: fewer
+/// multiplications in a chain that every element step runs eight times).
+KOKKOS_FORCEINLINE_FUNCTION void isotropic(const double h[3], const double s[3], double a, double b, double out[3]) {
+  const double at = a * (h[0] * s[0] + 2 * h[1] * s[1] + h[2] * s[2]);
   const double t11 = h[0] * s[0] + h[1] * s[1], t12 = h[0] * s[1] + h[1] * s[2];
   const double t21 = h[1] * s[0] + h[2] * s[1], t22 = h[1] * s[1] + h[2] * s[2];
-  out[0] = c * (nu * h[0] * tr + (1 - nu) * (t11 * h[0] + t12 * h[1]));
-  out[1] = c * (nu * h[1] * tr + (1 - nu) * (t11 * h[1] + t12 * h[2]));
-  out[2] = c * (nu * h[2] * tr + (1 - nu) * (t21 * h[1] + t22 * h[2]));
+  out[0] = at * h[0] + b * (t11 * h[0] + t12 * h[1]);
+  out[1] = at * h[1] + b * (t11 * h[1] + t12 * h[2]);
+  out[2] = at * h[2] + b * (t21 * h[1] + t22 * h[2]);
 }
 } // namespace detail
 
@@ -154,6 +156,9 @@ KOKKOS_INLINE_FUNCTION double internal_forces(const Vec3 x[4], const Vec3 d[4], 
   // d,1 at a point are (1 - eta)/2 C + (1 + eta)/2 A, a_2 and d,2 are (1 - xi)/2 B + (1 + xi)/2 D
   // (Edges), so each point adds its weights of P and Q here, and the nodes' forces follow once.
   Vec3 GC, GA, GB, GD, HC, HA, HB, HD;
+  // The isotropic law's factors (detail::isotropic), the membrane's halved for e2.
+  const double mem_a = 0.5 * s.membrane * s.nu, mem_b = 0.5 * s.membrane * (1 - s.nu);
+  const double ben_a = s.bending * s.nu, ben_b = s.bending * (1 - s.nu);
   const double g = res ? 0.0 : kGauss; // the centre for output
   const int npts = res ? 1 : 4;
   for (int p = 0; p < npts; ++p) {
@@ -162,31 +167,29 @@ KOKKOS_INLINE_FUNCTION double internal_forces(const Vec3 x[4], const Vec3 d[4], 
     const Vec3 a1 = lm1 * tx.C + lp1 * tx.A, a2 = lm2 * tx.B + lp2 * tx.D;
     const Vec3 b1 = lm1 * td.C + lp1 * td.A, b2 = lm2 * td.B + lp2 * td.D;
     const PointReference R = ref.point(p, xi, eta);
-    const double w = R.w, *inv = R.inv;
-    const double e[3] = {0.5 * (dot(a1, a1) - R.g[0]), 0.5 * (dot(a1, a2) - R.g[1]), 0.5 * (dot(a2, a2) - R.g[2])};
+    const double w = res ? 1.0 : R.w, *inv = R.inv;
+    // Twice the membrane strain (the 1/2 goes into the law's factors), and the bending strain.
+    const double e2[3] = {dot(a1, a1) - R.g[0], dot(a1, a2) - R.g[1], dot(a2, a2) - R.g[2]};
     const double kap[3] = {dot(a1, b1) - R.k[0], 0.5 * (dot(a1, b2) + dot(a2, b1)) - R.k[1], dot(a2, b2) - R.k[2]};
-    double n[3], m[3];
-    detail::isotropic(inv, e, s.membrane, s.nu, n);
-    detail::isotropic(inv, kap, s.bending, s.nu, m);
+    double n[3], m[3]; // w times the resultants (at the centre for output: the resultants)
+    detail::isotropic(inv, e2, w * mem_a, w * mem_b, n);
+    detail::isotropic(inv, kap, w * ben_a, w * ben_b, m);
     if (res) {
       for (int i = 0; i < 3; ++i)
         res->n[i] = n[i], res->m[i] = m[i];
       return 0.0;
     }
     const double g1 = lm1 * gC + lp1 * gA, g2 = lm2 * gB + lp2 * gD;
-    const double q1 = s.shear * (inv[0] * g1 + inv[1] * g2), q2 = s.shear * (inv[1] * g1 + inv[2] * g2);
-    energy += 0.5 * w *
-              (n[0] * e[0] + 2 * n[1] * e[1] + n[2] * e[2] + m[0] * kap[0] + 2 * m[1] * kap[1] + m[2] * kap[2] +
-               q1 * g1 + q2 * g2);
+    const double ws = w * s.shear, q1 = ws * (inv[0] * g1 + inv[1] * g2), q2 = ws * (inv[1] * g1 + inv[2] * g2);
+    energy += 0.5 * (0.5 * (n[0] * e2[0] + 2 * n[1] * e2[1] + n[2] * e2[2]) + m[0] * kap[0] + 2 * m[1] * kap[1] +
+                     m[2] * kap[2] + q1 * g1 + q2 * g2);
     // w times the forces conjugate to a_1, a_2 (P) and to d,1, d,2 (Q).
-    const double wn[3] = {w * n[0], w * n[1], w * n[2]}, wm[3] = {w * m[0], w * m[1], w * m[2]};
-    const Vec3 P1 = wn[0] * a1 + wn[1] * a2 + wm[0] * b1 + wm[1] * b2;
-    const Vec3 P2 = wn[1] * a1 + wn[2] * a2 + wm[1] * b1 + wm[2] * b2;
-    const Vec3 Q1 = wm[0] * a1 + wm[1] * a2, Q2 = wm[1] * a1 + wm[2] * a2;
+    const Vec3 P1 = n[0] * a1 + n[1] * a2 + m[0] * b1 + m[1] * b2;
+    const Vec3 P2 = n[1] * a1 + n[2] * a2 + m[1] * b1 + m[2] * b2;
+    const Vec3 Q1 = m[0] * a1 + m[1] * a2, Q2 = m[1] * a1 + m[2] * a2;
     GC += lm1 * P1, GA += lp1 * P1, GB += lm2 * P2, GD += lp2 * P2;
     HC += lm1 * Q1, HA += lp1 * Q1, HB += lm2 * Q2, HD += lp2 * Q2;
-    sC += w * q1 * lm1, sA += w * q1 * lp1;
-    sB += w * q2 * lm2, sD += w * q2 * lp2;
+    sC += q1 * lm1, sA += q1 * lp1, sB += q2 * lm2, sD += q2 * lp2;
   }
   // d g^C = d a^C . d^C + a^C . d d^C with a^C = (x1 - x0) / 2, d^C = (d0 + d1) / 2, ...
   GC += sC * dC, GA += sA * dA, GB += sB * dB, GD += sD * dD;
