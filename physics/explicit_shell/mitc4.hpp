@@ -164,8 +164,7 @@ KOKKOS_INLINE_FUNCTION double internal_forces(const Vec3 x[4], const Vec3 d[4], 
   for (int p = 0; p < npts; ++p) {
     const double xi = g * node_xi(p), eta = g * node_eta(p);
     const double lm1 = 0.5 * (1 - eta), lp1 = 0.5 * (1 + eta), lm2 = 0.5 * (1 - xi), lp2 = 0.5 * (1 + xi);
-    const Vec3 a1 = lm1 * tx.C + lp1 * tx.A, a2 = lm2 * tx.B + lp2 * tx.D;
-    const Vec3 b1 = lm1 * td.C + lp1 * td.A, b2 = lm2 * td.B + lp2 * td.D;
+    const Vec3 a1 = tx.d_xi(eta), a2 = tx.d_eta(xi), b1 = td.d_xi(eta), b2 = td.d_eta(xi);
     const PointReference R = ref.point(p, xi, eta);
     const double w = res ? 1.0 : R.w, *inv = R.inv;
     // Twice the membrane strain (the 1/2 goes into the law's factors), and the bending strain.
