@@ -72,6 +72,11 @@ struct Edges {
 KOKKOS_FORCEINLINE_FUNCTION Edges edges(const Vec3 v[4]) {
   return {0.5 * (v[1] - v[0]), 0.5 * (v[2] - v[3]), 0.5 * (v[3] - v[0]), 0.5 * (v[2] - v[1])};
 }
+/// v's means along the same edges: its values at the tying points (held in C, A, B, D; d_xi and
+/// d_eta mean nothing for them).
+KOKKOS_FORCEINLINE_FUNCTION Edges edge_means(const Vec3 v[4]) {
+  return {0.5 * (v[0] + v[1]), 0.5 * (v[2] + v[3]), 0.5 * (v[0] + v[3]), 0.5 * (v[1] + v[2])};
+}
 
 /// Gauss point q (0..3) of the 2 x 2 rule: its natural coordinates, the midsurface tangents
 /// x0,xi and x0,eta of the geometry x there, and node k's shape function N_k.
@@ -130,9 +135,8 @@ struct GeometryReference {
     return r;
   }
   KOKKOS_INLINE_FUNCTION void tying(double g[4]) const {
-    const Edges t = edges(X);
-    g[0] = dot(t.C, 0.5 * (D[0] + D[1])), g[1] = dot(t.A, 0.5 * (D[2] + D[3]));
-    g[2] = dot(t.B, 0.5 * (D[0] + D[3])), g[3] = dot(t.D, 0.5 * (D[1] + D[2]));
+    const Edges t = edges(X), m = edge_means(D);
+    g[0] = dot(t.C, m.C), g[1] = dot(t.A, m.A), g[2] = dot(t.B, m.B), g[3] = dot(t.D, m.D);
   }
 };
 
@@ -145,12 +149,11 @@ KOKKOS_INLINE_FUNCTION double internal_forces(const Vec3 x[4], const Vec3 d[4], 
                                               Vec3 fx[4], Vec3 fd[4], Resultants *res = nullptr) {
   // Covariant transverse shear at the tying points C (0,-1), A (0,1) [xi] and B (-1,0), D (1,0)
   // [eta]: each is an edge midpoint, where a_a is the edge's half difference and d its average.
-  const Edges tx = edges(x), td = edges(d);
-  const Vec3 dC = 0.5 * (d[0] + d[1]), dA = 0.5 * (d[2] + d[3]), dB = 0.5 * (d[0] + d[3]), dD = 0.5 * (d[1] + d[2]);
+  const Edges tx = edges(x), td = edges(d), dm = edge_means(d);
   double g0[4];
   ref.tying(g0);
-  const double gC = dot(tx.C, dC) - g0[0], gA = dot(tx.A, dA) - g0[1];
-  const double gB = dot(tx.B, dB) - g0[2], gD = dot(tx.D, dD) - g0[3];
+  const double gC = dot(tx.C, dm.C) - g0[0], gA = dot(tx.A, dm.A) - g0[1];
+  const double gB = dot(tx.B, dm.B) - g0[2], gD = dot(tx.D, dm.D) - g0[3];
   double sA = 0, sB = 0, sC = 0, sD = 0, energy = 0;
   // The forces conjugate to the half differences of x (G) and of d (H) along each edge: a_1 and
   // d,1 at a point are (1 - eta)/2 C + (1 + eta)/2 A, a_2 and d,2 are (1 - xi)/2 B + (1 + xi)/2 D
@@ -191,7 +194,7 @@ KOKKOS_INLINE_FUNCTION double internal_forces(const Vec3 x[4], const Vec3 d[4], 
     sC += q1 * lm1, sA += q1 * lp1, sB += q2 * lm2, sD += q2 * lp2;
   }
   // d g^C = d a^C . d^C + a^C . d d^C with a^C = (x1 - x0) / 2, d^C = (d0 + d1) / 2, ...
-  GC += sC * dC, GA += sA * dA, GB += sB * dB, GD += sD * dD;
+  GC += sC * dm.C, GA += sA * dm.A, GB += sB * dm.B, GD += sD * dm.D;
   fx[0] = -0.5 * (GC + GB), fx[1] = 0.5 * (GC - GD), fx[2] = 0.5 * (GA + GD), fx[3] = 0.5 * (GB - GA);
   const Vec3 rC = sC * tx.C, rA = sA * tx.A, rB = sB * tx.B, rD = sD * tx.D;
   fd[0] = 0.5 * (rC + rB - HC - HB), fd[1] = 0.5 * (rC + rD + HC - HD);
