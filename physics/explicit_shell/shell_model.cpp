@@ -61,6 +61,37 @@ KOKKOS_INLINE_FUNCTION void gather_element(Index e, Index ne, bool local, const 
 KOKKOS_FORCEINLINE_FUNCTION void atomic_add(const CoordView &v, Index i, Vec3 a) {
   Kokkos::atomic_add(&v(i, 0), a.x), Kokkos::atomic_add(&v(i, 1), a.y), Kokkos::atomic_add(&v(i, 2), a.z);
 }
+/// How the node-update and fused kernels address (entity, component) arrays of n entities in the
+/// device's default layout: through raw pointers and this one length. A View in a kernel's
+/// argument is 24-40 bytes with its own extents: the fused kernel's 25 Views made a 1.1 kB argument
+/// whose uniform loads waited on constant-cache misses (12% of its stall samples on the H100),
+/// and each array's component offsets were computed apart. H100 plate: 2,994 -> 2,647
+/// instructions on the busiest scheduler, constant-cache waits halved.
+struct Rows {
+  static constexpr bool kLeft = std::is_same_v<CoordView::array_layout, Kokkos::LayoutLeft>;
+  static_assert(kLeft || std::is_same_v<CoordView::array_layout, Kokkos::LayoutRight>);
+  Index n = 0;
+  /// Entity i's component c of C.
+  template <int C> KOKKOS_FORCEINLINE_FUNCTION Index at(Index i, int c) const { return kLeft ? i + c * n : C * i + c; }
+  KOKKOS_FORCEINLINE_FUNCTION Vec3 load(const double *a, Index i) const {
+    return {a[at<3>(i, 0)], a[at<3>(i, 1)], a[at<3>(i, 2)]};
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void store(double *a, Index i, Vec3 v) const {
+    a[at<3>(i, 0)] = v.x, a[at<3>(i, 1)] = v.y, a[at<3>(i, 2)] = v.z;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void atomic_add(double *a, Index i, Vec3 v) const {
+    Kokkos::atomic_add(&a[at<3>(i, 0)], v.x), Kokkos::atomic_add(&a[at<3>(i, 1)], v.y);
+    Kokkos::atomic_add(&a[at<3>(i, 2)], v.z);
+  }
+  /// v's data, where v is an array of these entities in the default layout (or empty: nullptr).
+  template <class View> typename View::pointer_type data(const View &v) const {
+    static_assert(std::is_same_v<typename View::array_layout, CoordView::array_layout>);
+    if (v.size() == 0) return nullptr;
+    FEGPU_CHECK(static_cast<Index>(v.extent(0)) == n && v.span_is_contiguous(), "an array of another length");
+    return v.data();
+  }
+};
+
 KOKKOS_FORCEINLINE_FUNCTION double &comp(Vec3 &a, int i) { return i == 0 ? a.x : (i == 1 ? a.y : a.z); }
 KOKKOS_FORCEINLINE_FUNCTION double comp(const Vec3 &a, int i) { return i == 0 ? a.x : (i == 1 ? a.y : a.z); }
 
@@ -138,25 +169,15 @@ struct SumsReducer {
 
 /// Time loop: a node's damping and reaction work over [t(n-1/2), t(n+1/2)] added to its integrals
 /// (only where there is any). energies(): its terms at t(n) from the integrals to t(n-1/2).
-KOKKOS_INLINE_FUNCTION void integrate(const NodeWork &work, Index i, const NodeEnergy &e, double alpha, int code) {
-  if (alpha > 0) work(i, 0) += e.damping_close + e.damping_open;
-  if (code & 7) work(i, 1) += e.reaction_close + e.reaction_open;
+/// damping, external: the node's two integrals (NodeWork's columns).
+KOKKOS_INLINE_FUNCTION void integrate(double &damping, double &external, const NodeEnergy &e, double alpha, int code) {
+  if (alpha > 0) damping += e.damping_close + e.damping_open;
+  if (code & 7) external += e.reaction_close + e.reaction_open;
 }
-KOKKOS_INLINE_FUNCTION void measure(const NodeWork &work, Index i, const NodeEnergy &e, EnergySums &s) {
+KOKKOS_INLINE_FUNCTION void measure(double damping, double external, const NodeEnergy &e, EnergySums &s) {
   s.kinetic += e.kinetic;
-  s.damping += work(i, 0) + e.damping_close;
-  s.external += work(i, 1) + e.reaction_close;
-}
-
-/// A fixed-direction pressure applied at the nodes (unit: each node's force per unit pressure, or
-/// empty): node i's work over the step at velocity vh = v(n+1/2), and the force `scale` * unit that
-/// a later step's forces start from.
-KOKKOS_INLINE_FUNCTION Vec3 nodal_pressure(const CoordView &unit, Index i, double scale, const StepParams &p, Vec3 vh,
-                                           const NodeWork &work) {
-  if (!unit.extent(0)) return Vec3{};
-  const Vec3 u = load(unit, i);
-  work(i, 1) += 0.5 * (p.pressure_old + p.pressure_new) * p.dt * dot(u, vh);
-  return scale * u;
+  s.damping += damping + e.damping_close;
+  s.external += external + e.reaction_close;
 }
 
 /// Element e's internal and pressure forces at the given geometry; adds them (f_ext - f_int and
@@ -225,60 +246,75 @@ template <bool Atomic, bool Pressure> struct StandardElements {
   }
 };
 
-/// The standard scheme's node update (parallel_for) and, for energies(), the same update of every
-/// node without storing it, summing its energy terms (parallel_reduce).
-/// The node arrays of the standard and fused schemes, and the update of one node from them.
+/// The node arrays of the standard and fused schemes (raw, see Rows), and the update of one node
+/// from them. Every array but the prescribed rotation axes has one entry per node.
 struct NodeArrays {
-  CoordView X, x, d, v, w, f, m, axes; // state and forces at t(n)
-  CoordView unit_pressure;             // (node): fixed-direction pressure's force per unit pressure, or empty
-  RealView inv_mass, inv_rotary;
-  IndexView code;
-  NodeWork work;
+  Rows nodes;
+  double *X, *x, *d, *v, *w, *f, *m;    // state and forces at t(n)
+  double *unit_pressure;                // fixed-direction pressure's force per unit pressure, or null
+  double *inv_mass, *inv_rotary, *work; // work: (node, 2), NodeWork
+  int *code;
   StepParams p;
+  CoordView axes; // last: read only by an axis constraint
 
   /// Node i's state at t(n) advanced to t(n+1) (v, w: to t(n+1/2)), and its energy terms.
   KOKKOS_INLINE_FUNCTION void advance_node(Index i, Vec3 &xi, Vec3 &di, Vec3 &vi, Vec3 &wi, NodeEnergy &e) const {
-    xi = load(x, i), di = load(d, i), vi = load(v, i), wi = load(w, i);
-    advance(xi, di, vi, wi, load(f, i), load(m, i), inv_mass(i), inv_rotary(i), code(i), load(X, i), p, axes, e);
+    const Rows &r = nodes;
+    xi = r.load(x, i), di = r.load(d, i), vi = r.load(v, i), wi = r.load(w, i);
+    advance(xi, di, vi, wi, r.load(f, i), r.load(m, i), inv_mass[i], inv_rotary[i], code[i], r.load(X, i), p, axes, e);
+  }
+  KOKKOS_INLINE_FUNCTION void integrate(Index i, const NodeEnergy &e) const {
+    shell::integrate(work[nodes.at<2>(i, 0)], work[nodes.at<2>(i, 1)], e, p.alpha, code[i]);
+  }
+  /// A fixed-direction pressure applied at the nodes (or none: zero): node i's work over the step
+  /// at velocity vh = v(n+1/2), and the force `scale` * unit that a later step's forces start from.
+  KOKKOS_INLINE_FUNCTION Vec3 nodal_pressure(Index i, double scale, Vec3 vh) const {
+    if (!unit_pressure) return Vec3{};
+    const Vec3 u = nodes.load(unit_pressure, i);
+    work[nodes.at<2>(i, 1)] += 0.5 * (p.pressure_old + p.pressure_new) * p.dt * dot(u, vh);
+    return scale * u;
   }
 };
 
+/// The standard scheme's node update (parallel_for) and, for energies(), the same update of every
+/// node without storing it, summing its energy terms (parallel_reduce).
 struct StandardNodes : SumsReducer, NodeArrays {
   KOKKOS_INLINE_FUNCTION void operator()(Index n) const {
     Vec3 xn, dn, vn, wn;
     NodeEnergy e;
     advance_node(n, xn, dn, vn, wn, e);
-    integrate(work, n, e, p.alpha, code(n));
-    store(x, n, xn), store(d, n, dn), store(v, n, vn), store(w, n, wn);
+    integrate(n, e);
+    const Rows &r = nodes;
+    r.store(x, n, xn), r.store(d, n, dn), r.store(v, n, vn), r.store(w, n, wn);
     // The forces at t(n+1) start from the fixed pressure then.
-    store(f, n, nodal_pressure(unit_pressure, n, p.pressure_new, p, vn, work)), store(m, n, Vec3{});
+    r.store(f, n, nodal_pressure(n, p.pressure_new, vn)), r.store(m, n, Vec3{});
   }
   KOKKOS_INLINE_FUNCTION void operator()(Index n, EnergySums &s) const {
     Vec3 xn, dn, vn, wn;
     NodeEnergy e;
     advance_node(n, xn, dn, vn, wn, e);
-    measure(work, n, e, s);
+    measure(work[nodes.at<2>(n, 0)], work[nodes.at<2>(n, 1)], e, s);
   }
 };
 
 // ---- fused scheme ----
 
-/// Reference terms stored per element (ShellModel::Spare::reference), read in place of the
-/// reference geometry (forces only: no centre point for output). Columns: ten per Gauss point
-/// (w, inv, g, k), then the four tying shears.
+/// Reference terms stored per element (ShellModel::Spare::reference, raw: see Rows), read in place
+/// of the reference geometry (forces only: no centre point for output). Columns: ten per Gauss
+/// point (w, inv, g, k), then the four tying shears.
 struct StoredReference {
-  const ReferenceView &r;
+  double *r;
+  Rows elems;
   Index e;
+  KOKKOS_FORCEINLINE_FUNCTION double &at(int j) const { return r[elems.at<kReferenceTerms>(e, j)]; }
   KOKKOS_INLINE_FUNCTION PointReference point(int p, double, double) const {
     const int o = 10 * p;
-    return {r(e, o),
-            {r(e, o + 1), r(e, o + 2), r(e, o + 3)},
-            {r(e, o + 4), r(e, o + 5), r(e, o + 6)},
-            {r(e, o + 7), r(e, o + 8), r(e, o + 9)}};
+    return {
+        at(o), {at(o + 1), at(o + 2), at(o + 3)}, {at(o + 4), at(o + 5), at(o + 6)}, {at(o + 7), at(o + 8), at(o + 9)}};
   }
   KOKKOS_INLINE_FUNCTION void tying(double g[4]) const {
     for (int i = 0; i < 4; ++i)
-      g[i] = r(e, 40 + i);
+      g[i] = at(40 + i);
   }
   /// Writes element e's terms as `ref` computes them at the Gauss points.
   KOKKOS_INLINE_FUNCTION void store(const GeometryReference &ref) const {
@@ -286,12 +322,12 @@ struct StoredReference {
       const PointReference t = ref.point(q, kGauss * node_xi(q), kGauss * node_eta(q));
       const double terms[10] = {t.w, t.inv[0], t.inv[1], t.inv[2], t.g[0], t.g[1], t.g[2], t.k[0], t.k[1], t.k[2]};
       for (int j = 0; j < 10; ++j)
-        r(e, 10 * q + j) = terms[j];
+        at(10 * q + j) = terms[j];
     }
     double g[4];
     ref.tying(g);
     for (int i = 0; i < 4; ++i)
-      r(e, 40 + i) = g[i];
+      at(40 + i) = g[i];
   }
 };
 
@@ -303,41 +339,42 @@ struct StoredReference {
 /// four nodes or two each meeting in team scratch) took 10.7-11.4 and 10.9-11.9 us of kernel time
 /// against 10.0-10.4, though each thread issued a quarter and a third fewer instructions.
 template <bool Pressure> struct FusedStep : NodeArrays { // the node arrays at t(n), read
-  ConnView conn;
-  IndexView owned;
-  CoordView x_out, d_out, v_out, w_out;       // state at t(n+1)
-  CoordView f_next, m_next, f_after, m_after; // forces at t(n+1) (summed) and t(n+2) (reset)
-  RealView element_work;                      // pressure work in the elements
-  ReferenceView reference;
+  Rows elems;
+  int *conn, *owned;                           // (element, 4) and (element)
+  double *x_out, *d_out, *v_out, *w_out;       // state at t(n+1)
+  double *f_next, *m_next, *f_after, *m_after; // forces at t(n+1) (summed) and t(n+2) (reset)
+  double *element_work;                        // pressure work in the elements
+  double *reference;                           // (element, kReferenceTerms)
   Section s;
   bool follower = false, with_work = false;
 
   KOKKOS_INLINE_FUNCTION void operator()(Index e) const {
     Vec3 xe[4], de[4], Xe[4], old[4];
     Index n[4];
+    const Rows &r = nodes;
     const bool work_here = Pressure && with_work;
-    const int own = owned(e);
+    const int own = owned[e];
 #pragma unroll // the four nodes' updates interleave (a loop kept their arrays on the stack)
     for (int k = 0; k < 4; ++k) {
-      const Index i = n[k] = conn(e, k);
-      if (Pressure) Xe[k] = load(X, i); // a follower pressure needs none, but the kernel is generic
-      if (work_here) old[k] = load(x, i);
+      const Index i = n[k] = conn[elems.at<4>(e, k)];
+      if (Pressure) Xe[k] = r.load(X, i); // a follower pressure needs none, but the kernel is generic
+      if (work_here) old[k] = r.load(x, i);
       Vec3 xi, di, vi, wi;
       NodeEnergy en;
       advance_node(i, xi, di, vi, wi, en);
       if ((own >> k) & 1) {
-        integrate(work, i, en, p.alpha, code(i));
-        store(x_out, i, xi), store(d_out, i, di), store(v_out, i, vi), store(w_out, i, wi);
-        store(f_after, i, nodal_pressure(unit_pressure, i, p.pressure_after, p, vi, work));
-        store(m_after, i, Vec3{});
+        integrate(i, en);
+        r.store(x_out, i, xi), r.store(d_out, i, di), r.store(v_out, i, vi), r.store(w_out, i, wi);
+        r.store(f_after, i, nodal_pressure(i, p.pressure_after, vi));
+        r.store(m_after, i, Vec3{});
       }
       xe[k] = xi, de[k] = di;
     }
     double wk = 0;
     element_forces<Pressure>(
-        xe, de, StoredReference{reference, e}, Xe, s, follower, p, work_here ? old : nullptr, wk,
-        [&](int k, Vec3 force, Vec3 moment) { atomic_add(f_next, n[k], force), atomic_add(m_next, n[k], moment); });
-    if (work_here) element_work(e) += wk;
+        xe, de, StoredReference{reference, elems, e}, Xe, s, follower, p, work_here ? old : nullptr, wk,
+        [&](int k, Vec3 force, Vec3 moment) { r.atomic_add(f_next, n[k], force), r.atomic_add(m_next, n[k], moment); });
+    if (work_here) element_work[e] += wk;
   }
 };
 
@@ -381,7 +418,7 @@ struct LocalStep : SumsReducer {
       Vec3 vk, wk;
       NodeEnergy en;
       advance_copy(c, xe[k], de[k], vk, wk, en);
-      if (peers(c, 0) == c) integrate(node_work, c, en, p.alpha, code(c));
+      if (peers(c, 0) == c) integrate(node_work(c, 0), node_work(c, 1), en, p.alpha, code(c));
       store(x, c, xe[k]), store(d, c, de[k]), store(v, c, vk), store(w, c, wk);
     }
     double wk = 0;
@@ -395,7 +432,7 @@ struct LocalStep : SumsReducer {
     Vec3 xc = load(x, c), dc = load(d, c), vc, wc;
     NodeEnergy e;
     advance_copy(c, xc, dc, vc, wc, e);
-    measure(node_work, c, e, sum);
+    measure(node_work(c, 0), node_work(c, 1), e, sum);
   }
 };
 
@@ -818,7 +855,7 @@ void ShellModel::setup_fused() {
         Vec3 Xe[4], De[4];
         for (int k = 0; k < 4; ++k)
           Xe[k] = load(X, conn(e, k)), De[k] = load(D, conn(e, k));
-        StoredReference{ref, e}.store(GeometryReference{Xe, De});
+        StoredReference{ref.data(), Rows{ne}, e}.store(GeometryReference{Xe, De});
       });
   s.f_next = CoordView("fegpu::shell::f_next", nn), s.m_next = CoordView("fegpu::shell::m_next", nn);
   s.f_after = CoordView("fegpu::shell::f_after", nn), s.m_after = CoordView("fegpu::shell::m_after", nn);
@@ -877,8 +914,12 @@ template <class Kernel> Kernel ShellModel::kernel(const StepParams &p) const {
   Kernel k;
   k.p = p;
   if constexpr (std::is_base_of_v<NodeArrays, Kernel>) {
-    k.X = X_, k.x = x_, k.d = d_, k.v = v_, k.w = w_, k.f = f_, k.m = m_, k.unit_pressure = unit_pressure_;
-    k.axes = axes_, k.inv_mass = inv_mass_, k.inv_rotary = inv_rotary_, k.code = code_, k.work = node_work_;
+    const Rows r{mesh_.num_nodes()};
+    k.nodes = r;
+    k.X = r.data(X_), k.x = r.data(x_), k.d = r.data(d_), k.v = r.data(v_), k.w = r.data(w_);
+    k.f = r.data(f_), k.m = r.data(m_), k.unit_pressure = r.data(unit_pressure_);
+    k.inv_mass = r.data(inv_mass_), k.inv_rotary = r.data(inv_rotary_), k.work = r.data(node_work_);
+    k.code = r.data(code_), k.axes = axes_;
   } else if constexpr (std::is_same_v<Kernel, LocalStep>) {
     const Copies &c = copies_;
     k.ne = mesh_.num_elems(), k.num_peers = static_cast<int>(c.peers.extent(1));
@@ -922,10 +963,12 @@ void ShellModel::forces_standard(const StepParams &p, bool with_work) {
 template <bool Pressure> void ShellModel::step_fused(const StepParams &p) {
   auto k = kernel<FusedStep<Pressure>>(p);
   Spare &s = spare_;
-  k.conn = mesh_.elem2node, k.owned = s.owned;
-  k.x_out = s.x, k.d_out = s.d, k.v_out = s.v, k.w_out = s.w;
-  k.f_next = s.f_next, k.m_next = s.m_next, k.f_after = s.f_after, k.m_after = s.m_after;
-  k.element_work = element_work_, k.reference = s.reference;
+  const Rows r = k.nodes, e{mesh_.num_elems()};
+  FEGPU_CHECK(mesh_.elem2node.extent(1) == 4, "a SHELL4 mesh");
+  k.elems = e, k.conn = e.data(mesh_.elem2node), k.owned = e.data(s.owned);
+  k.x_out = r.data(s.x), k.d_out = r.data(s.d), k.v_out = r.data(s.v), k.w_out = r.data(s.w);
+  k.f_next = r.data(s.f_next), k.m_next = r.data(s.m_next), k.f_after = r.data(s.f_after);
+  k.m_after = r.data(s.m_after), k.element_work = e.data(element_work_), k.reference = e.data(s.reference);
   k.s = section_, k.follower = follower_pressure(config_), k.with_work = has_pressure(config_);
   step_for("fegpu::shell::fused_step", mesh_.num_elems(), k);
   std::swap(x_, s.x), std::swap(d_, s.d), std::swap(v_, s.v), std::swap(w_, s.w);

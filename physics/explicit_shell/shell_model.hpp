@@ -93,7 +93,7 @@ struct Energies {
 using ReferenceView = DeviceView<Real *[kReferenceTerms]>;
 
 /// (node or copy, 2): the work integrals of the time loop (ShellModel::node_work_).
-using NodeWork = Kokkos::View<double *[2], Kokkos::LayoutLeft, MemSpace>;
+using NodeWork = DeviceView<double *[2]>;
 
 /// At most this many loads per model.
 inline constexpr int kMaxLoads = 16;
