@@ -179,7 +179,8 @@ private:
   CoordView f_, m_;                 // (node, xyz): f_ext - f_int and the nodal moment
   CoordView unit_pressure_;         // (node, xyz): a fixed-direction pressure's consistent force per
                                     // unit pressure (standard scheme; else empty)
-  RealView inv_mass_, inv_rotary_;  // (node): 1 / lumped translational and rotary mass
+  RealView mass_, rotary_;          // (node): lumped translational and rotary mass
+  RealView inv_mass_, inv_rotary_;  // (node): their inverses
   IndexView code_;                  // (node): constraint code, see shell_model.cpp
   CoordView axes_;                  // (axis): unit axes of single-axis rotation constraints
   // Nodal loads: f(t) * value on the listed nodes, one entry per (load, node).
