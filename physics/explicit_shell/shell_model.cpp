@@ -256,9 +256,9 @@ struct NodeArrays {
   CoordView axes; // last: read only by an axis constraint
 
   /// Node i's state at t(n) advanced to t(n+1) (v, w: to t(n+1/2)), and its energy terms. The
-  /// masses are read with the rest `always` (energies(), and the fused kernel: a load that waits
-  /// on the constraint code gave back the H100 plate's 3% from reading masses, not dividing),
-  /// else only where a damping or reaction term needs them (an undamped standard update: 2%).
+  /// masses are read with the rest of the node `always` (energies(); the fused kernel, where a
+  /// load waiting on the constraint code lengthened the H100 plate's step by 3%), else only where
+  /// a damping or reaction term needs them (an undamped standard update reads 16 bytes a node less).
   KOKKOS_INLINE_FUNCTION void advance_node(Index i, Vec3 &xi, Vec3 &di, Vec3 &vi, Vec3 &wi, NodeEnergy &e,
                                            bool always) const {
     const Rows &r = nodes;
@@ -400,8 +400,10 @@ struct LocalStep : SumsReducer {
   StepParams p;
 
   /// Copy c's step from its state (x, d in; v, w loaded): the force on its node at t(n) is every
-  /// copy's contribution of the previous step, in the same (ascending) order in every copy.
-  KOKKOS_INLINE_FUNCTION void advance_copy(Index c, Vec3 &x_c, Vec3 &d_c, Vec3 &v_c, Vec3 &w_c, NodeEnergy &e) const {
+  /// copy's contribution of the previous step, in the same (ascending) order in every copy. The
+  /// masses (divisions: the copies keep the inverses) as NodeArrays::advance_node reads them.
+  KOKKOS_INLINE_FUNCTION void advance_copy(Index c, Vec3 &x_c, Vec3 &d_c, Vec3 &v_c, Vec3 &w_c, NodeEnergy &e,
+                                           bool always) const {
     Vec3 fsum, msum;
     for (int j = 0; j < num_peers; ++j) {
       const Index q = peers(c, j);
@@ -409,8 +411,11 @@ struct LocalStep : SumsReducer {
       fsum += load(f_in, q), msum += load(m_in, q);
     }
     v_c = load(v, c), w_c = load(w, c);
-    advance(x_c, d_c, v_c, w_c, fsum, msum, inv_mass(c), inv_rotary(c), 1 / inv_mass(c), 1 / inv_rotary(c), code(c),
-            load(X, c), p, axes, e);
+    const double im = inv_mass(c), ir = inv_rotary(c);
+    const int code_c = code(c);
+    const bool masses = always || p.alpha > 0 || (code_c & 7);
+    advance(x_c, d_c, v_c, w_c, fsum, msum, im, ir, masses ? 1 / im : 0, masses ? 1 / ir : 0, code_c, load(X, c), p,
+            axes, e);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(Index e) const {
@@ -423,7 +428,7 @@ struct LocalStep : SumsReducer {
       old[k] = xe[k];
       Vec3 vk, wk;
       NodeEnergy en;
-      advance_copy(c, xe[k], de[k], vk, wk, en);
+      advance_copy(c, xe[k], de[k], vk, wk, en, false);
       if (peers(c, 0) == c) integrate(node_work(c, 0), node_work(c, 1), en, p.alpha, code(c));
       store(x, c, xe[k]), store(d, c, de[k]), store(v, c, vk), store(w, c, wk);
     }
@@ -437,7 +442,7 @@ struct LocalStep : SumsReducer {
     if (peers(c, 0) != c) return;
     Vec3 xc = load(x, c), dc = load(d, c), vc, wc;
     NodeEnergy e;
-    advance_copy(c, xc, dc, vc, wc, e);
+    advance_copy(c, xc, dc, vc, wc, e, true);
     measure(node_work(c, 0), node_work(c, 1), e, sum);
   }
 };
