@@ -101,6 +101,14 @@ struct NodeEnergy {
   double kinetic = 0, damping_close = 0, damping_open = 0, reaction_close = 0, reaction_open = 0;
 };
 
+/// Whether a node's (or copy's) step reads its masses: its energy terms need them for the damping
+/// and for reactions on prescribed translations, and `always` (energies(); the fused kernel, where
+/// a load waiting on the constraint code lengthened the H100 plate's step by 3%). An undamped
+/// standard update so reads 16 bytes a node less.
+KOKKOS_FORCEINLINE_FUNCTION bool needs_masses(const StepParams &p, int code, bool always) {
+  return always || p.alpha > 0 || (code & 7);
+}
+
 /// One node's (or copy's) step: from the net force f and moment at t(n) to v(n+1/2), w(n+1/2),
 /// x(n+1), d(n+1), and its energy terms. im, ir: the inverse translational and rotary masses, mt,
 /// mr: the masses, for the energy terms (the update divides by nothing: a double division is a
@@ -255,16 +263,14 @@ struct NodeArrays {
   StepParams p;
   CoordView axes; // last: read only by an axis constraint
 
-  /// Node i's state at t(n) advanced to t(n+1) (v, w: to t(n+1/2)), and its energy terms. The
-  /// masses are read with the rest of the node `always` (energies(); the fused kernel, where a
-  /// load waiting on the constraint code lengthened the H100 plate's step by 3%), else only where
-  /// a damping or reaction term needs them (an undamped standard update reads 16 bytes a node less).
+  /// Node i's state at t(n) advanced to t(n+1) (v, w: to t(n+1/2)), and its energy terms; its
+  /// masses read as needs_masses says.
   KOKKOS_INLINE_FUNCTION void advance_node(Index i, Vec3 &xi, Vec3 &di, Vec3 &vi, Vec3 &wi, NodeEnergy &e,
                                            bool always) const {
     const Rows &r = nodes;
     xi = r.load(x, i), di = r.load(d, i), vi = r.load(v, i), wi = r.load(w, i);
     const int c = code[i];
-    const bool masses = always || p.alpha > 0 || (c & 7);
+    const bool masses = needs_masses(p, c, always);
     advance(xi, di, vi, wi, r.load(f, i), r.load(m, i), inv_mass[i], inv_rotary[i], masses ? mass[i] : 0,
             masses ? rotary[i] : 0, c, r.load(X, i), p, axes, e);
   }
@@ -401,7 +407,7 @@ struct LocalStep : SumsReducer {
 
   /// Copy c's step from its state (x, d in; v, w loaded): the force on its node at t(n) is every
   /// copy's contribution of the previous step, in the same (ascending) order in every copy. The
-  /// masses (divisions: the copies keep the inverses) as NodeArrays::advance_node reads them.
+  /// masses (divisions: the copies keep the inverses) only as needs_masses says.
   KOKKOS_INLINE_FUNCTION void advance_copy(Index c, Vec3 &x_c, Vec3 &d_c, Vec3 &v_c, Vec3 &w_c, NodeEnergy &e,
                                            bool always) const {
     Vec3 fsum, msum;
@@ -413,7 +419,7 @@ struct LocalStep : SumsReducer {
     v_c = load(v, c), w_c = load(w, c);
     const double im = inv_mass(c), ir = inv_rotary(c);
     const int code_c = code(c);
-    const bool masses = always || p.alpha > 0 || (code_c & 7);
+    const bool masses = needs_masses(p, code_c, always);
     advance(x_c, d_c, v_c, w_c, fsum, msum, im, ir, masses ? 1 / im : 0, masses ? 1 / ir : 0, code_c, load(X, c), p,
             axes, e);
   }
@@ -843,6 +849,7 @@ void ShellModel::setup_fused() {
   const Crs n2e = build_node2elem(mesh_);
   const auto off = n2e.offsets, idx = n2e.indices;
   const auto conn = mesh_.elem2node;
+  FEGPU_CHECK(conn.extent(1) == 4, "the fused scheme needs a SHELL4 mesh"); // FusedStep reads conn by Rows
   const IndexView owned = s.owned;
   Kokkos::parallel_for(
       "fegpu::shell::owned_nodes", range(0, ne), KOKKOS_LAMBDA(Index e) {
@@ -861,14 +868,15 @@ void ShellModel::setup_fused() {
   }
   // The elements' reference terms, computed as GeometryReference computes them every step.
   s.reference = ReferenceView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::shell::reference_terms"), ne);
-  const ReferenceView ref = s.reference;
+  const Rows elems{ne};
+  double *const ref = elems.data(s.reference);
   const CoordView X = X_, D = D_;
   Kokkos::parallel_for(
       "fegpu::shell::reference_terms", range(0, ne), KOKKOS_LAMBDA(Index e) {
         Vec3 Xe[4], De[4];
         for (int k = 0; k < 4; ++k)
           Xe[k] = load(X, conn(e, k)), De[k] = load(D, conn(e, k));
-        StoredReference{ref.data(), Rows{ne}, e}.store(GeometryReference{Xe, De});
+        StoredReference{ref, elems, e}.store(GeometryReference{Xe, De});
       });
   s.f_next = CoordView("fegpu::shell::f_next", nn), s.m_next = CoordView("fegpu::shell::m_next", nn);
   s.f_after = CoordView("fegpu::shell::f_after", nn), s.m_after = CoordView("fegpu::shell::m_after", nn);
@@ -978,7 +986,6 @@ template <bool Pressure> void ShellModel::step_fused(const StepParams &p) {
   auto k = kernel<FusedStep<Pressure>>(p);
   Spare &s = spare_;
   const Rows r = k.nodes, e{mesh_.num_elems()};
-  FEGPU_CHECK(mesh_.elem2node.extent(1) == 4, "a SHELL4 mesh");
   k.elems = e, k.conn = e.data(mesh_.elem2node), k.owned = e.data(s.owned);
   k.x_out = r.data(s.x), k.d_out = r.data(s.d), k.v_out = r.data(s.v), k.w_out = r.data(s.w);
   k.f_next = r.data(s.f_next), k.m_next = r.data(s.m_next), k.f_after = r.data(s.f_after);
