@@ -6,10 +6,10 @@
 /// strengths), insertion of cohesive elements with node splitting (insertion.hpp), and cohesive
 /// tractions from the PPR law (ppr.hpp) at the facet's Gauss points (2 on T3, 3 on T6).
 ///
-/// Cohesive forces take two passes, both deterministic: one thread per cohesive element computes
-/// the tractions, updates the history and the work, and stores the nodal forces of both faces;
-/// then the compacted list of bulk elements that touch a cohesive element adds each face's forces
-/// to its own nodes, colour by colour (seed sections 6.4 and 6.6).
+/// Where things are: set-up and measures in fracture_model.cpp, the cohesive forces in
+/// cohesive_forces.cpp (a cohesive element's geometry and law in cohesive_facet.hpp), the stress
+/// check in stress_check.cpp, the insertion itself in insertion.cpp and the model's update after
+/// it in model_update.cpp, output in output.cpp, the `fracture` section in input.cpp.
 #include "elastic_model.hpp"
 #include "fegpu/mesh/topology.hpp"
 #include "insertion.hpp"
@@ -66,20 +66,25 @@ class FractureModel : public ExplicitModel {
 public:
   FractureModel(const HostMesh &mesh, elastic::Config elastic, FractureConfig fracture);
 
+  std::string description() const override;
   Index num_nodes() const override { return cracked_->num_nodes(); }
+  Index num_elements() const override { return bulk_.num_elements(); }
   int num_components() const override { return 2; }
   DofView lumped_mass() const override { return bulk_.lumped_mass(); }
   double critical_time_step() const override { return bulk_.critical_time_step(); }
   std::vector<Constraint> constraints() const override { return bulk_.constraints(); }
   std::vector<LoadPattern> loads() const override { return bulk_.loads(); }
   void initial_state(const DofView &u, const DofView &v) const override { bulk_.initial_state(u, v); }
+  void started(const DofView &u) override { initial_strain_ = energies(u).strain; }
   void add_internal_force(const DofView &u, const DofView &f) override;
   bool update_topology(const DofView &u, double time, long step) override;
   void carry_nodal_field(const DofView &old, const DofView &field) const override;
+  std::string title() const override { return "fegpu-kk cohesive_fracture"; }
   HostMesh output_mesh() const override;
   ExodusVariables output_variables() const override;
-  void fill_output(const DofView &u, const DofView &v, const DofView &a, std::vector<std::vector<double>> &nodal,
-                   std::vector<std::vector<double>> &element, std::vector<double> &global) override;
+  void fill_output(const DofView &u, const DofView &v, const DofView &a, OutputFrame &frame) override;
+  /// The cracks, and the energy balance split into strain and cohesive work.
+  std::string summary(const DofView &u, const Energies &e) const override;
 
   /// Checks the facets' tractions at displacement u and inserts cohesive elements where the
   /// strength is exceeded. Returns the number inserted.
@@ -134,6 +139,10 @@ private:
   } adjacent_;
   std::vector<Index> facet2elem_h_; // (facet, side) flattened, for the fragment count
   std::size_t peak_bytes_ = 0;
+  double initial_strain_ = 0; ///< strain energy at t = 0 (started())
 };
+
+/// Reads the `fracture` section; checks block names against the mesh.
+FractureConfig parse_fracture(const InputNode &section, const HostMesh &mesh);
 
 } // namespace fegpu::cohesive

@@ -1,72 +1,21 @@
 /// \file elastic_model.cpp
-/// ElasticModel set-up and its kernels: lumped mass, internal force, element stress, stability.
+/// ElasticModel set-up: materials by block, colouring, the Jacobian check, lumped mass; the
+/// constraints, loads and initial state it gives the integrator.
 #include "elastic_model.hpp"
 
+#include "elastic_kernels.hpp"
 #include "fegpu/core/error.hpp"
+#include "fegpu/input/expression.hpp"
 #include "fegpu/mesh/topology.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
 
 namespace fegpu::elastic {
 
 namespace {
-
-/// Gathers an element's coordinates and displacements.
-template <int NPE> struct Gather {
-  ConnView conn;
-  CoordView xyz;
-  KOKKOS_INLINE_FUNCTION void coords(Index e, double x[NPE], double y[NPE]) const {
-    for (int a = 0; a < NPE; ++a) {
-      const Index n = conn(e, a);
-      x[a] = xyz(n, 0);
-      y[a] = xyz(n, 1);
-    }
-  }
-  KOKKOS_INLINE_FUNCTION void field(Index e, const DofView &u, double ux[NPE], double uy[NPE]) const {
-    for (int a = 0; a < NPE; ++a) {
-      const Index n = conn(e, a);
-      ux[a] = u(n, 0);
-      uy[a] = u(n, 1);
-    }
-  }
-};
-
-template <int NPE> struct InternalForce {
-  Gather<NPE> g;
-  DeviceView<Material *> mats;
-  IndexView elem_mat;
-  DofView u;
-  template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
-    double x[NPE], y[NPE], ux[NPE], uy[NPE], fx[NPE], fy[NPE];
-    g.coords(e, x, y);
-    g.field(e, u, ux, uy);
-    internal_force<NPE>(mats(elem_mat(e)), x, y, ux, uy, fx, fy);
-    for (int a = 0; a < NPE; ++a) {
-      const Index n = g.conn(e, a);
-      add(n, 0, fx[a]);
-      add(n, 1, fy[a]);
-    }
-  }
-};
-
-template <int NPE> struct LumpedMass {
-  Gather<NPE> g;
-  DeviceView<Material *> mats;
-  IndexView elem_mat;
-  template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
-    double x[NPE], y[NPE], min_det;
-    g.coords(e, x, y);
-    const Material m = mats(elem_mat(e));
-    const double mass = m.density * m.thickness * area<NPE>(x, y, min_det);
-    for (int a = 0; a < NPE; ++a) {
-      add(g.conn(e, a), 0, mass * mass_fraction<NPE>(a));
-      add(g.conn(e, a), 1, mass * mass_fraction<NPE>(a));
-    }
-  }
-};
-
-template <int NPE> Gather<NPE> gather(const Mesh &m) { return {m.elem2node, m.coords}; }
 
 Material make_material(const MaterialSpec &s) {
   const double E = s.youngs_modulus, nu = s.poissons_ratio;
@@ -81,110 +30,6 @@ Material make_material(const MaterialSpec &s) {
 }
 
 } // namespace
-
-// Kernels launched from named function templates: nvcc accepts no device lambda inside a
-// generic lambda, and none in a private member.
-namespace kernels {
-
-IndexView node_dofs(const IndexView &nodes, int comp, Index num_nodes) {
-  IndexView dofs(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::constrained_dofs"), nodes.extent(0));
-  Kokkos::parallel_for(
-      "fegpu::elastic::node_dofs", range(0, static_cast<Index>(nodes.extent(0))),
-      KOKKOS_LAMBDA(Index i) { dofs(i) = comp * num_nodes + nodes(i); });
-  return dofs;
-}
-
-/// The members of a grown node set: every node whose origin is in the original set.
-IndexView grow_node_set(const IndexView &original, const IndexView &origin, Index original_nodes) {
-  DeviceView<uint8_t *> member("fegpu::elastic::node_set_member", original_nodes);
-  Kokkos::parallel_for(
-      "fegpu::elastic::mark_node_set", range(0, static_cast<Index>(original.extent(0))),
-      KOKKOS_LAMBDA(Index i) { member(original(i)) = 1; });
-  const Index n = static_cast<Index>(origin.extent(0));
-  Index count = 0;
-  Kokkos::parallel_reduce(
-      "fegpu::elastic::count_node_set", range(0, n), KOKKOS_LAMBDA(Index i, Index & c) { c += member(origin(i)); },
-      count);
-  IndexView out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::node_set"), count);
-  Kokkos::parallel_scan(
-      "fegpu::elastic::fill_node_set", range(0, n), KOKKOS_LAMBDA(Index i, Index & k, bool final) {
-        if (!member(origin(i))) return;
-        if (final) out(k) = i;
-        ++k;
-      });
-  return out;
-}
-
-/// Global ids once nodes have split (origin: the input node each node descends from). Each input
-/// node's id stays with its lowest-numbered copy; the other copies take new ids above the largest
-/// input id, in index order. So ids stay unique, and an output node still names its input node.
-GlobalIdView split_node_ids(const GlobalIdView &input, const IndexView &origin) {
-  const Index n = static_cast<Index>(origin.extent(0)), n0 = static_cast<Index>(input.extent(0));
-  IndexView first(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::first_copy"), n0);
-  Kokkos::deep_copy(first, n);
-  Kokkos::parallel_for(
-      "fegpu::elastic::first_copy", range(0, n), KOKKOS_LAMBDA(Index i) { Kokkos::atomic_min(&first(origin(i)), i); });
-  GlobalId top = 0;
-  Kokkos::parallel_reduce(
-      "fegpu::elastic::largest_id", range(0, n0),
-      KOKKOS_LAMBDA(Index i, GlobalId & m) { m = input(i) > m ? input(i) : m; }, Kokkos::Max<GlobalId>(top));
-  GlobalIdView ids(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::node_gid"), n);
-  Kokkos::parallel_scan(
-      "fegpu::elastic::split_node_ids", range(0, n), KOKKOS_LAMBDA(Index i, GlobalId & k, bool final) {
-        const bool kept = first(origin(i)) == i;
-        if (final) ids(i) = kept ? input(origin(i)) : top + 1 + k;
-        if (!kept) ++k;
-      });
-  return ids;
-}
-
-template <int N> double min_jacobian(const Mesh &mesh) {
-  double min_det = 0;
-  const auto g = gather<N>(mesh);
-  Kokkos::parallel_reduce(
-      "fegpu::elastic::check_jacobian", range(0, mesh.num_elems()),
-      KOKKOS_LAMBDA(Index e, double &mn) {
-        double x[N], y[N], md;
-        g.coords(e, x, y);
-        area<N>(x, y, md);
-        mn = md < mn ? md : mn;
-      },
-      Kokkos::Min<double>(min_det));
-  return min_det;
-}
-
-template <int N> double max_eigenvalue(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em) {
-  double lambda_max = 0;
-  const auto g = gather<N>(mesh);
-  Kokkos::parallel_reduce(
-      "fegpu::elastic::element_eigenvalue", range(0, mesh.num_elems()),
-      KOKKOS_LAMBDA(Index e, double &mx) {
-        double x[N], y[N];
-        g.coords(e, x, y);
-        const double l = elastic::max_eigenvalue<N>(mats(em(e)), x, y);
-        mx = l > mx ? l : mx;
-      },
-      Kokkos::Max<double>(lambda_max));
-  return lambda_max;
-}
-
-template <int N>
-void element_stress(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, const DofView &u,
-                    const DeviceView<Real *[3]> &stress, const RealView &energy) {
-  const auto g = gather<N>(mesh);
-  Kokkos::parallel_for(
-      "fegpu::elastic::element_stress", range(0, mesh.num_elems()), KOKKOS_LAMBDA(Index e) {
-        double x[N], y[N], ux[N], uy[N], fx[N], fy[N], s[3], w;
-        g.coords(e, x, y);
-        g.field(e, u, ux, uy);
-        internal_force<N>(mats(em(e)), x, y, ux, uy, fx, fy, s, &w);
-        for (int k = 0; k < 3; ++k)
-          stress(e, k) = s[k];
-        energy(e) = w;
-      });
-}
-
-} // namespace kernels
 
 ElasticModel::ElasticModel(const HostMesh &mesh, Config config) : host_mesh_(mesh), config_(std::move(config)) {
   FEGPU_CHECK(mesh.type == ElementType::Tri3 || mesh.type == ElementType::Tri6, "elastodynamics needs T3 or T6");
@@ -223,8 +68,7 @@ ElasticModel::ElasticModel(const HostMesh &mesh, Config config) : host_mesh_(mes
                                         elem_mat.data(), ne));
 
   // Validity: every element must have positive det J at its integration points.
-  const double min_det =
-      mesh_.type == ElementType::Tri3 ? kernels::min_jacobian<3>(mesh_) : kernels::min_jacobian<6>(mesh_);
+  const double min_det = kernels::min_jacobian(mesh_);
   if (!(min_det > 0)) throw InputError("the mesh has an inverted or degenerate element (det J <= 0)");
 
   original_gid_ = mesh_.node_gid;
@@ -234,14 +78,8 @@ ElasticModel::ElasticModel(const HostMesh &mesh, Config config) : host_mesh_(mes
 }
 
 void ElasticModel::compute_mass() {
-  const Index ne = mesh_.num_elems();
   mass_ = DofView("fegpu::elastic::mass", mesh_.num_nodes(), 2);
-  if (mesh_.type == ElementType::Tri3)
-    scatter_elements("fegpu::elastic::lumped_mass", config_.scatter, coloring_, ne, mass_,
-                     LumpedMass<3>{gather<3>(mesh_), materials_, elem_material_});
-  else
-    scatter_elements("fegpu::elastic::lumped_mass", config_.scatter, coloring_, ne, mass_,
-                     LumpedMass<6>{gather<6>(mesh_), materials_, elem_material_});
+  kernels::lumped_mass(mesh_, materials_, elem_material_, config_.scatter, coloring_, mass_);
 }
 
 void ElasticModel::set_topology(const ConnView &elem2node, const CoordView &coords, const IndexView &origin) {
@@ -255,28 +93,143 @@ void ElasticModel::set_topology(const ConnView &elem2node, const CoordView &coor
   compute_mass();
 }
 
+std::string ElasticModel::description() const {
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "mesh: %d nodes, %d %s elements; %d colours (%s, largest %d, smallest %d); scatter: %s",
+                mesh_.num_nodes(), mesh_.num_elems(), exodus_name(mesh_.type).c_str(), coloring_.num_colors,
+                to_string(config_.coloring).c_str(), coloring_.largest(), coloring_.smallest(),
+                to_string(config_.scatter).c_str());
+  return line;
+}
+
 double ElasticModel::critical_time_step() const {
-  const double lambda_max = mesh_.type == ElementType::Tri3
-                                ? kernels::max_eigenvalue<3>(mesh_, materials_, elem_material_)
-                                : kernels::max_eigenvalue<6>(mesh_, materials_, elem_material_);
+  const double lambda_max = kernels::max_eigenvalue(mesh_, materials_, elem_material_);
   // The power iteration approaches lambda from below; 1% keeps the bound on the safe side.
   return 2.0 / std::sqrt(1.01 * lambda_max);
 }
 
 void ElasticModel::add_internal_force(const DofView &u, const DofView &f) {
-  if (mesh_.type == ElementType::Tri3)
-    scatter_elements("fegpu::elastic::internal_force", config_.scatter, coloring_, mesh_.num_elems(), f,
-                     InternalForce<3>{gather<3>(mesh_), materials_, elem_material_, u});
-  else
-    scatter_elements("fegpu::elastic::internal_force", config_.scatter, coloring_, mesh_.num_elems(), f,
-                     InternalForce<6>{gather<6>(mesh_), materials_, elem_material_, u});
+  kernels::internal_force(mesh_, materials_, elem_material_, config_.scatter, coloring_, u, f);
 }
 
 void ElasticModel::element_stress(const DofView &u, const DeviceView<Real *[3]> &stress, const RealView &energy) const {
-  if (mesh_.type == ElementType::Tri3)
-    kernels::element_stress<3>(mesh_, materials_, elem_material_, u, stress, energy);
-  else
-    kernels::element_stress<6>(mesh_, materials_, elem_material_, u, stress, energy);
+  kernels::element_stress(mesh_, materials_, elem_material_, u, stress, energy);
+}
+
+std::vector<Constraint> ElasticModel::constraints() const {
+  std::vector<Constraint> out;
+  const Index nn = mesh_.num_nodes();
+  for (const auto &bc : config_.boundary) {
+    if (bc.kind != BoundarySpec::Displacement && bc.kind != BoundarySpec::Velocity) continue;
+    const IndexView nodes = mesh_.node_set(bc.set).nodes;
+    for (int c : bc.components) {
+      Constraint con;
+      con.kind = bc.kind == BoundarySpec::Displacement ? Constraint::Displacement : Constraint::Velocity;
+      con.value = bc.value[0];
+      con.function = bc.function;
+      con.dofs = kernels::node_dofs(nodes, c, nn); // on the device: re-read after every insertion
+      out.push_back(con);
+    }
+  }
+  return out;
+}
+
+std::vector<LoadPattern> ElasticModel::loads() const {
+  std::vector<LoadPattern> out;
+  const Index nn = mesh_.num_nodes();
+  const HostMesh &h = host_mesh_;
+  const ElementInfo info = element_info(h.type);
+  for (const auto &bc : config_.boundary) {
+    std::map<Index, double> w; // dof -> weight
+    if (bc.kind == BoundarySpec::Force) {
+      const auto nodes = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh_.node_set(bc.set).nodes);
+      for (std::size_t i = 0; i < nodes.extent(0); ++i)
+        for (int c = 0; c < 2; ++c)
+          w[c * nn + nodes(i)] += bc.value[c];
+    } else if (bc.kind == BoundarySpec::Traction || bc.kind == BoundarySpec::Pressure) {
+      const auto it =
+          std::find_if(h.side_sets.begin(), h.side_sets.end(), [&](const auto &s) { return s.name == bc.set; });
+      FEGPU_CHECK(it != h.side_sets.end(), "side set " + bc.set);
+      // The facets' current nodes and coordinates (nodes may have split since the mesh was read).
+      const int npf = info.nodes_per_facet;
+      std::vector<Index> fnodes;
+      std::vector<double> fxy;
+      facet_geometry(mesh_, it->a, it->b, fnodes, fxy);
+      // Consistent nodal forces: int N_k t ds along each edge, three-point Gauss-Legendre.
+      const double gp[3] = {-std::sqrt(0.6), 0.0, std::sqrt(0.6)}, gw[3] = {5.0 / 9, 8.0 / 9, 5.0 / 9};
+      for (std::size_t i = 0; i < it->a.size(); ++i) {
+        Index nodes[3];
+        double px[3], py[3];
+        for (int k = 0; k < npf; ++k) {
+          nodes[k] = fnodes[i * npf + k];
+          px[k] = fxy[2 * (i * npf + k)];
+          py[k] = fxy[2 * (i * npf + k) + 1];
+        }
+        const double thickness = materials_h_[elem_material_h_[it->a[i]]].thickness;
+        for (int q = 0; q < 3; ++q) {
+          const double s = gp[q];
+          double N[3], dN[3];
+          if (npf == 2) {
+            N[0] = 0.5 * (1 - s), N[1] = 0.5 * (1 + s), dN[0] = -0.5, dN[1] = 0.5;
+          } else {
+            N[0] = 0.5 * s * (s - 1), N[1] = 0.5 * s * (s + 1), N[2] = 1 - s * s;
+            dN[0] = s - 0.5, dN[1] = s + 0.5, dN[2] = -2 * s;
+          }
+          double tx = 0, ty = 0;
+          for (int k = 0; k < npf; ++k) {
+            tx += dN[k] * px[k];
+            ty += dN[k] * py[k];
+          }
+          // Counter-clockwise elements: the outward normal is the tangent turned clockwise.
+          const double len = std::hypot(tx, ty), nx = ty / len, ny = -tx / len;
+          const double trac[2] = {bc.kind == BoundarySpec::Pressure ? -bc.value[0] * nx : bc.value[0],
+                                  bc.kind == BoundarySpec::Pressure ? -bc.value[0] * ny : bc.value[1]};
+          for (int k = 0; k < npf; ++k)
+            for (int c = 0; c < 2; ++c)
+              w[c * nn + nodes[k]] += gw[q] * N[k] * trac[c] * len * thickness;
+        }
+      }
+    } else {
+      continue;
+    }
+    LoadPattern p;
+    p.function = bc.function;
+    p.dofs = IndexView("fegpu::elastic::load_dofs", w.size());
+    p.weights = RealView("fegpu::elastic::load_weights", w.size());
+    auto d = Kokkos::create_mirror_view(p.dofs);
+    auto v = Kokkos::create_mirror_view(p.weights);
+    std::size_t i = 0;
+    for (const auto &kv : w) {
+      d(i) = kv.first;
+      v(i++) = kv.second;
+    }
+    Kokkos::deep_copy(p.dofs, d);
+    Kokkos::deep_copy(p.weights, v);
+    out.push_back(p);
+  }
+  return out;
+}
+
+void ElasticModel::initial_state(const DofView &u, const DofView &v) const {
+  const Index nn = mesh_.num_nodes();
+  const auto xyz = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh_.coords);
+  const auto fill = [&](const std::string(&expr)[2], const DofView &target) {
+    auto h = Kokkos::create_mirror_view(target);
+    for (int c = 0; c < 2; ++c) {
+      if (expr[c].empty()) {
+        for (Index i = 0; i < nn; ++i)
+          h(i, c) = 0;
+        continue;
+      }
+      const Expression f(expr[c], {"x", "y"});
+      for (Index i = 0; i < nn; ++i)
+        h(i, c) = f({xyz(i, 0), xyz(i, 1)});
+    }
+    Kokkos::deep_copy(target, h);
+  };
+  fill(config_.initial_displacement, u);
+  fill(config_.initial_velocity, v);
 }
 
 } // namespace fegpu::elastic

@@ -1,9 +1,11 @@
 #pragma once
 /// \file elastic_model.hpp
 /// Linear elastodynamics of 2D bodies meshed with T3 or T6 triangles (plane strain or stress),
-/// lumped mass, for the explicit driver. The cohesive-fracture module builds on it.
+/// lumped mass, integrated by central differences. The cohesive-fracture module builds on it.
+/// Set-up in elastic_model.cpp, kernels in elastic_kernels.cpp, input in input.cpp, output in
+/// output.cpp, the module's registration in module.cpp.
 #include "fegpu/assembly/scatter.hpp"
-#include "fegpu/driver/explicit.hpp"
+#include "fegpu/driver/central_difference.hpp"
 #include "fegpu/input/input.hpp"
 #include "fegpu/mesh/coloring.hpp"
 #include "fegpu/mesh/mesh.hpp"
@@ -49,11 +51,6 @@ struct Config {
   ColoringAlgorithm coloring = ColoringAlgorithm::JonesPlassmann;
 };
 
-namespace kernels {
-/// The flat dofs (component comp * num_nodes + node) of a set of nodes.
-IndexView node_dofs(const IndexView &nodes, int comp, Index num_nodes);
-} // namespace kernels
-
 /// Reads materials, boundary_conditions, initial_conditions and solver from the input (shared by
 /// the modules built on this one); checks set and block names against the mesh.
 Config parse_config(const InputNode &root, const HostMesh &mesh);
@@ -62,7 +59,9 @@ class ElasticModel : public ExplicitModel {
 public:
   ElasticModel(const HostMesh &mesh, Config config);
 
+  std::string description() const override;
   Index num_nodes() const override { return mesh_.num_nodes(); }
+  Index num_elements() const override { return mesh_.num_elems(); }
   int num_components() const override { return 2; }
   DofView lumped_mass() const override { return mass_; }
   double critical_time_step() const override;
@@ -70,10 +69,10 @@ public:
   std::vector<LoadPattern> loads() const override;
   void initial_state(const DofView &u, const DofView &v) const override;
   void add_internal_force(const DofView &u, const DofView &f) override;
+  std::string title() const override { return "fegpu-kk elastodynamics"; }
   HostMesh output_mesh() const override { return mesh_.num_nodes() == original_nodes() ? host_mesh_ : download(mesh_); }
   ExodusVariables output_variables() const override;
-  void fill_output(const DofView &u, const DofView &v, const DofView &a, std::vector<std::vector<double>> &nodal,
-                   std::vector<std::vector<double>> &element, std::vector<double> &global) override;
+  void fill_output(const DofView &u, const DofView &v, const DofView &a, OutputFrame &frame) override;
 
   /// Continues on a mesh whose nodes were split (cohesive fracture): new connectivity and
   /// coordinates (one row per node), and origin(n), the node of the original mesh that n came

@@ -22,9 +22,14 @@
 /// over a plain launch, and the 12,500-element plate's step is two launches): each node, element
 /// and nodal load integrates its own work (damping, reactions, pressure, loads) in place, and
 /// energies() reduces those integrals with the kinetic and strain energies at the current time.
-#include "fegpu/driver/config.hpp"
-#include "fegpu/driver/progress.hpp"
+///
+/// Where things are: set-up in shell_model.cpp, the time loop's launches in time_step.cpp, the
+/// node update in node_update.hpp, the MITC4 force kernels of the three schemes in
+/// force_kernels.hpp (the element itself in mitc4.hpp), output in output.cpp, the input in
+/// input.cpp. The model runs under the explicit driver as its own integrator.
+#include "fegpu/driver/integrator.hpp"
 #include "fegpu/driver/time_function.hpp"
+#include "fegpu/input/input.hpp"
 #include "fegpu/mesh/coloring.hpp"
 #include "fegpu/mesh/mesh.hpp"
 #include "mitc4.hpp"
@@ -76,7 +81,13 @@ struct Config {
   Scheme scheme = Scheme::Standard;
   Scatter scatter = Scatter::Coloring;
   ColoringAlgorithm coloring = ColoringAlgorithm::JonesPlassmann;
+  bool has_pressure() const;      ///< a pressure load is given
+  bool follower_pressure() const; ///< the pressure loads follow the surface
 };
+
+/// Reads the module's sections (material, boundary_conditions, loads, initial_conditions,
+/// solver); checks set names against the mesh.
+Config parse_config(const InputNode &root, const HostMesh &mesh);
 
 /// The nodes' energy terms, reduced on the device when energies() is called.
 struct EnergySums {
@@ -111,31 +122,43 @@ struct StepParams {
   int displacement[kMaxPrescribed] = {};     ///< 1: the target is a displacement
 };
 
-class ShellModel {
+class ShellModel : public ExplicitIntegrator {
 public:
   ShellModel(const HostMesh &mesh, Config config);
 
   Index num_nodes() const { return mesh_.num_nodes(); }
   Index num_elems() const { return mesh_.num_elems(); }
+  Index num_elements() const override { return mesh_.num_elems(); }
+  std::string description() const override;
   const Config &config() const { return config_; }
   const Coloring &coloring() const { return coloring_; }
   /// Stable step of the undamped scheme: min over elements of L_e / c, L_e the area over the
   /// longest diagonal, c the plate wave speed sqrt(E / (rho (1 - nu^2))).
-  double critical_time_step() const { return dt_critical_; }
+  double critical_time_step() const override { return dt_critical_; }
   /// Bytes of device memory the time loop uses, per element.
   double bytes_per_element() const;
 
   /// Starts the integration at t = 0 with time step dt (forces at the initial state).
-  void start(double dt);
+  void start(double dt) override;
   /// Advances one step.
-  void step();
-  double time() const { return time_; }
-  long steps() const { return steps_; }
+  void step() override;
+  double time() const override { return time_; }
+  long steps() const override { return steps_; }
   double dt() const { return dt_; }
   /// Energies at the current time t(n+1): kinetic energy of v(n+1) (the average of the half-step
   /// velocities, the next step's taken without changing the state), strain energy of x(n+1), and
   /// external and damping work up to t(n+1).
   Energies energies() const;
+  EnergyReport energy_report() override;
+  /// Damping makes the balance's terms small against their differences early in a run.
+  bool balance_detects_blowup() const override { return config_.damping == 0; }
+  /// The energies are five reductions (the time loop reduces nothing): check every 1000 steps.
+  long check_interval() const override { return 1000; }
+
+  std::string title() const override { return "fegpu-kk explicit_shell"; }
+  HostMesh output_mesh() const override { return host_mesh_; }
+  ExodusVariables output_variables() const override;
+  void fill_output(OutputFrame &frame) override;
 
   /// Nodal state on the host: position - reference, rotation vector (from the reference director
   /// to the current one), velocity, each (node, xyz) flattened.

@@ -33,12 +33,16 @@ void Progress::finish() {
 PhaseTimer::Scope::Scope(PhaseTimer &owner, std::string name) : owner_(owner), name_(std::move(name)) {
   Kokkos::fence("fegpu::phase_begin");
   Kokkos::Profiling::pushRegion("fegpu::" + name_);
+  owner_.nested_.push_back(0.0);
   start_ = std::chrono::steady_clock::now();
 }
 
 PhaseTimer::Scope::~Scope() {
   Kokkos::fence("fegpu::phase_end");
-  owner_.add(name_, since(start_));
+  const double elapsed = since(start_);
+  owner_.add(name_, elapsed - owner_.nested_.back());
+  owner_.nested_.pop_back();
+  if (!owner_.nested_.empty()) owner_.nested_.back() += elapsed;
   Kokkos::Profiling::popRegion();
 }
 

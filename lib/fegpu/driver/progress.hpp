@@ -1,7 +1,8 @@
 #pragma once
 /// \file progress.hpp
 /// A throttled progress line on stderr, and wall-clock time per phase for the end-of-run summary.
-/// Each phase also opens a Kokkos::Profiling region so Kokkos Tools profilers see it.
+/// Each phase also opens a Kokkos::Profiling region so Kokkos Tools profilers see it. A phase
+/// opened inside another is taken out of the outer one's time, so the phases add up to the run.
 #include <Kokkos_Core.hpp>
 
 #include <chrono>
@@ -47,6 +48,7 @@ public:
 private:
   std::vector<std::string> order_;
   std::map<std::string, double> seconds_;
+  std::vector<double> nested_; ///< per open scope, the time of the scopes opened inside it
 };
 
 } // namespace fegpu

@@ -110,8 +110,11 @@ void ExodusWriter::open(const HostMesh &mesh) {
     z[i] = mesh.xyz[3 * i + 2];
   }
   exo(ex_put_coord(exoid_, x.data(), y.data(), mesh.dim == 3 ? z.data() : nullptr), "ex_put_coord", p);
-  const char *coord_names[3] = {"x", "y", "z"};
-  exo(ex_put_coord_names(exoid_, const_cast<char **>(coord_names)), "ex_put_coord_names", p);
+  // The library copies a whole name's width from each pointer: zero-padded buffers, not literals
+  // (whose neighbours in memory ended up in the file).
+  char coord_buffers[3][256] = {"x", "y", "z"};
+  char *coord_names[3] = {coord_buffers[0], coord_buffers[1], coord_buffers[2]};
+  exo(ex_put_coord_names(exoid_, coord_names), "ex_put_coord_names", p);
 
   // Global ids as the Exodus id maps (1-based local numbering when none were given).
   std::vector<int> ids(num_nodes_);

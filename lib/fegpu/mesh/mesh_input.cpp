@@ -94,4 +94,15 @@ void require_set(const InputNode &node, const std::string &name, const std::vect
              "' (it has: " + (list.empty() ? "none" : list) + ")");
 }
 
+std::vector<std::string> read_block_names(const InputNode &node, const HostMesh &mesh) {
+  const auto names = node.as<std::vector<std::string>>();
+  for (const auto &name : names) {
+    bool found = false;
+    for (const auto &b : mesh.blocks)
+      found = found || b.name == name;
+    if (!found) node.error("the mesh has no block named '" + name + "'");
+  }
+  return names;
+}
+
 } // namespace fegpu

@@ -26,4 +26,7 @@ HostMesh read_mesh_section(const InputNode &section, const std::string &input_fi
 void require_set(const InputNode &node, const std::string &name, const std::vector<HostMesh::Set> &sets,
                  const char *kind);
 
+/// Reads a list of element-block names at `node`, each one a block of the mesh.
+std::vector<std::string> read_block_names(const InputNode &node, const HostMesh &mesh);
+
 } // namespace fegpu

@@ -1,4 +1,4 @@
-#include "fegpu/driver/explicit.hpp"
+#include "fegpu/driver/central_difference.hpp"
 
 #include "fegpu/core/error.hpp"
 
@@ -114,9 +114,8 @@ double Energies::balance_error() const {
   return scale > 0 ? std::abs(kinetic + internal - external - initial_kinetic) / scale : 0.0;
 }
 
-ExplicitDriver::ExplicitDriver(ExplicitModel &model, const TimeConfig &time, PhaseTimer &timer)
-    : model_(model), config_(time), timer_(timer) {
-  auto phase = timer_.scope("driver_setup");
+CentralDifference::CentralDifference(ExplicitModel &model) : model_(model) {
+  Kokkos::Profiling::ScopedRegion r("fegpu::driver::setup");
   const Index n = model.num_nodes();
   const int c = model.num_components();
   u_ = dofs("fegpu::driver::u", n, c);
@@ -130,18 +129,16 @@ ExplicitDriver::ExplicitDriver(ExplicitModel &model, const TimeConfig &time, Pha
   fused_increment_ = Kokkos::View<FusedIncrement, MemSpace>("fegpu::driver::energy_increment");
   constraints_ = model.constraints();
   loads_ = model.loads();
-
   setup_mass();
   dt_critical_ = model.critical_time_step();
-  if (!(dt_critical_ > 0) || !std::isfinite(dt_critical_)) throw RunError("no stable time step could be estimated");
-  dt_ = config_.dt > 0 ? config_.dt : config_.safety_factor * dt_critical_;
-  if (config_.max_dt > 0) dt_ = std::min(dt_, config_.max_dt);
-  // Land exactly on end_time with a uniform step no larger than the one chosen.
-  const double nsteps = std::ceil(config_.end_time / dt_ - 1e-9);
-  dt_ = config_.end_time / std::max(1.0, nsteps);
+}
 
+void CentralDifference::start(double dt) {
+  Kokkos::Profiling::ScopedRegion r("fegpu::driver::start");
+  FEGPU_CHECK(dt > 0 && steps_ == 0, "start() takes a positive step, once");
+  dt_ = dt;
   // Initial state: the module's fields, then the constraints' values at t = 0.
-  model.initial_state(u_, v_);
+  model_.initial_state(u_, v_);
   const RealView u = flat(u_), v = flat(v_);
   for (const auto &con : constraints_) {
     const bool disp = con.kind == Constraint::Displacement;
@@ -157,9 +154,10 @@ ExplicitDriver::ExplicitDriver(ExplicitModel &model, const TimeConfig &time, Pha
   e_h(1) = e_h(2) = 0;
   e_h(3) = ke0;
   Kokkos::deep_copy(energy_, e_h);
+  model_.started(u_);
 }
 
-void ExplicitDriver::setup_mass() {
+void CentralDifference::setup_mass() {
   // Constrained dofs carry a negative mass: the corrector needs no separate flag array.
   mass_ = dofs("fegpu::driver::mass", model_.num_nodes(), model_.num_components());
   Kokkos::deep_copy(mass_, model_.lumped_mass());
@@ -169,7 +167,7 @@ void ExplicitDriver::setup_mass() {
     driver_kernels::mark_constrained(m, con.dofs);
 }
 
-void ExplicitDriver::adapt_topology() {
+void CentralDifference::adapt_topology() {
   Kokkos::Profiling::ScopedRegion r("fegpu::driver::adapt_topology");
   const Index n = model_.num_nodes();
   const int c = model_.num_components();
@@ -192,7 +190,7 @@ void ExplicitDriver::adapt_topology() {
   new_topology_ = true;
 }
 
-void ExplicitDriver::external_force(double t, const DofView &f) {
+void CentralDifference::external_force(double t, const DofView &f) {
   if (loads_.empty()) return;             // both buffers were allocated zero and stay so
   Kokkos::deep_copy(ExecSpace(), f, 0.0); // asynchronous: no fence in the step
   const RealView ff = flat(f);
@@ -200,7 +198,7 @@ void ExplicitDriver::external_force(double t, const DofView &f) {
     driver_kernels::add_load(ff, load.dofs, load.weights, load.function.value(t));
 }
 
-void ExplicitDriver::apply_constraints(double t_new) {
+void CentralDifference::apply_constraints(double t_new) {
   const double t_old = t_new - dt_;
   for (const auto &con : constraints_)
     driver_kernels::constrain(flat(u_), flat(v_), con.dofs, con.kind == Constraint::Displacement,
@@ -208,7 +206,7 @@ void ExplicitDriver::apply_constraints(double t_new) {
                               con.value * (con.function.integral(t_new) - con.function.integral(t_old)), dt_);
 }
 
-void ExplicitDriver::step() {
+void CentralDifference::step() {
   const double dt = dt_, half = 0.5 * dt_;
   const bool loads = !loads_.empty();
   const RealView u = flat(u_), v = flat(v_), a = flat(a_), m = flat(mass_), fi = flat(fint_), fe = flat(fext_);
@@ -267,7 +265,7 @@ void ExplicitDriver::step() {
   }
 }
 
-void ExplicitDriver::finish_step() {
+void CentralDifference::finish_step() {
   if (!corrector_pending_) return;
   Kokkos::Profiling::ScopedRegion r("fegpu::driver::corrector");
   const double dt = dt_, half = 0.5 * dt_;
@@ -289,7 +287,7 @@ void ExplicitDriver::finish_step() {
   corrector_pending_ = false;
 }
 
-Energies ExplicitDriver::energies() {
+Energies CentralDifference::energies() {
   finish_step();
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), energy_);
   Energies e;
@@ -300,94 +298,15 @@ Energies ExplicitDriver::energies() {
   return e;
 }
 
-void ExplicitDriver::write_output(ExodusWriter &writer) {
-  finish_step();
-  std::vector<std::vector<double>> nodal, element;
-  std::vector<double> global;
-  model_.fill_output(u_, v_, a_, nodal, element, global);
-  // A changed topology continues in the next file of the series.
-  if (new_topology_ && writer.steps_in_file() > 0) writer.start_next_file(model_.output_mesh());
-  new_topology_ = false;
-  std::vector<const double *> np, ep;
-  for (const auto &x : nodal)
-    np.push_back(x.data());
-  for (const auto &x : element)
-    ep.push_back(x.data());
+EnergyReport CentralDifference::energy_report() {
   const Energies e = energies();
-  std::vector<double> g = {dt_, e.kinetic, e.internal, e.external, e.balance_error()};
-  g.insert(g.end(), global.begin(), global.end());
-  writer.write_step(time_, np, ep, g);
+  return {{{"kinetic_energy", e.kinetic}, {"internal_work", e.internal}, {"external_work", e.external}},
+          e.balance_error()};
 }
 
-ExplicitSummary ExplicitDriver::run(const OutputConfig *output, const RunOptions &opts) {
-  std::unique_ptr<ExodusWriter> writer;
-  const long total_steps = static_cast<long>(std::llround(config_.end_time / dt_));
-  const long last = config_.max_steps > 0 ? std::min<long>(total_steps, config_.max_steps) : total_steps;
-  double every_time = 0;
-  long every_steps = 0;
-  if (output) {
-    every_steps = output->every_steps;
-    every_time = output->every_time > 0 ? output->every_time : (every_steps > 0 ? 0 : config_.end_time / 20);
-    auto phase = timer_.scope("output");
-    ExodusVariables vars = model_.output_variables();
-    std::vector<std::string> global = {"time_step", "kinetic_energy", "internal_work", "external_work", "energy_error"};
-    global.insert(global.end(), vars.global.begin(), vars.global.end());
-    vars.global = global;
-    writer = std::make_unique<ExodusWriter>(opts.output_path(output->file), model_.output_mesh(), vars);
-    write_output(*writer);
-  }
-  if (!opts.quiet)
-    std::printf("time step %.6e (critical %.6e, safety %.2f), %ld steps to t = %.6e\n", dt_, dt_critical_,
-                dt_ / dt_critical_, last, last * dt_);
-  if (dt_ > dt_critical_)
-    std::fprintf(stderr, "fegpu-kk: warning: the time step %.6e exceeds the estimated stability limit %.6e\n", dt_,
-                 dt_critical_);
-  Progress progress(opts.progress, last * dt_);
-  double next_output = every_time;
-  // An undamped conservative run whose energy balance is off by half has blown up.
-  const auto check_finite = [&] {
-    const Energies e = energies();
-    const bool finite = std::isfinite(e.kinetic) && std::isfinite(e.internal) && std::isfinite(e.external);
-    if (!finite || e.balance_error() > 0.5) {
-      char msg[256];
-      std::snprintf(msg, sizeof msg,
-                    "unstable: the solution became %s at step %ld (t = %.6e); the time step %.6e is %.2f times "
-                    "the estimated stability limit %.6e",
-                    finite ? "unbounded (energy balance error above 50%)" : "non-finite", steps_, time_, dt_,
-                    dt_ / dt_critical_, dt_critical_);
-      throw RunError(msg);
-    }
-  };
-  {
-    auto phase = timer_.scope("time_loop");
-    while (steps_ < last) {
-      step();
-      const bool due = output && ((every_steps > 0 && steps_ % every_steps == 0) ||
-                                  (every_time > 0 && time_ >= next_output - 1e-9 * dt_) || steps_ == last);
-      if (due) {
-        check_finite();
-        write_output(*writer);
-        while (every_time > 0 && next_output <= time_ + 1e-9 * dt_)
-          next_output += every_time;
-      } else if (steps_ % 100 == 0) {
-        check_finite();
-      }
-      progress.update(steps_, time_);
-    }
-    check_finite();
-  }
-  progress.finish();
-  ExplicitSummary s;
-  s.steps = steps_;
-  s.time = time_;
-  s.dt = dt_;
-  s.dt_critical = dt_critical_;
-  s.energies = energies();
-  if (writer) {
-    s.outputs = writer->steps_in_file();
-    s.output_file = writer->path();
-  }
-  return s;
+void CentralDifference::fill_output(OutputFrame &frame) {
+  finish_step();
+  model_.fill_output(u_, v_, a_, frame);
 }
 
 } // namespace fegpu

@@ -1,5 +1,5 @@
 #pragma once
-/// \file explicit.hpp
+/// \file central_difference.hpp
 /// Explicit central-difference time integration with a lumped mass (velocity-Verlet form):
 ///   v(n+1/2) = v(n) + dt/2 a(n);   u(n+1) = u(n) + dt v(n+1/2)
 ///   a(n+1) = M^-1 (f_ext(n+1) - f_int(u(n+1)));   v(n+1) = v(n+1/2) + dt/2 a(n+1)
@@ -16,13 +16,11 @@
 /// moved 104. Whatever reads the state at t(n+1) (velocity(), acceleration(), energies(),
 /// output, a topology change) first runs the pending corrector on its own (finish_step()).
 #include "fegpu/core/types.hpp"
-#include "fegpu/driver/config.hpp"
-#include "fegpu/driver/progress.hpp"
+#include "fegpu/driver/integrator.hpp"
 #include "fegpu/driver/time_function.hpp"
-#include "fegpu/io/exodus.hpp"
 
-#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fegpu {
@@ -80,12 +78,15 @@ struct Energies {
   double balance_error() const; ///< relative to the largest term
 };
 
-/// What the driver needs from a physics module. Host-side interface; the kernels are the
-/// module's. All DofViews are (node, component).
+/// What central differences need from a physics module: masses, constraints, loads and internal
+/// forces. Host-side interface; the kernels are the module's. All DofViews are (node, component).
 class ExplicitModel {
 public:
   virtual ~ExplicitModel() = default;
+  /// One line saying what runs (mesh size, scatter strategy), printed after set-up.
+  virtual std::string description() const = 0;
   virtual Index num_nodes() const = 0;
+  virtual Index num_elements() const = 0;
   virtual int num_components() const = 0;
   /// Lumped mass per dof, (node, component).
   virtual DofView lumped_mass() const = 0;
@@ -94,46 +95,53 @@ public:
   virtual std::vector<Constraint> constraints() const = 0;
   virtual std::vector<LoadPattern> loads() const = 0;
   virtual void initial_state(const DofView &u, const DofView &v) const = 0;
+  /// Called once the initial state, constraints included, is set (u at t = 0).
+  virtual void started(const DofView & /*u*/) {}
   /// f += internal force at displacement u (the driver clears f beforehand).
   virtual void add_internal_force(const DofView &u, const DofView &f) = 0;
   /// Topology changes (cohesive fracture): called after every step with the new displacement (the
   /// velocity's second half step is still pending then); returns true when the nodes changed
-  /// (split, and possibly renumbered). The driver then finishes the step, carries u and v over
+  /// (split, and possibly renumbered). The integrator then finishes the step, carries u and v over
   /// with carry_nodal_field, re-reads the mass, constraints and loads, and recomputes the forces
   /// and accelerations.
   virtual bool update_topology(const DofView & /*u*/, double /*time*/, long /*step*/) { return false; }
   /// Fills `field` (num_nodes() rows) from `old` (the rows of the numbering before the last
   /// topology change): every node takes the value of the node it came from.
   virtual void carry_nodal_field(const DofView & /*old*/, const DofView & /*field*/) const {}
-  /// Output mesh and variables (the model's global variables follow the driver's), and filling
+  /// Output mesh and variables (the model's global variables follow the integrator's), and filling
   /// them for one output step.
+  virtual std::string title() const = 0;
   virtual HostMesh output_mesh() const = 0;
   virtual ExodusVariables output_variables() const = 0;
-  virtual void fill_output(const DofView &u, const DofView &v, const DofView &a,
-                           std::vector<std::vector<double>> &nodal, std::vector<std::vector<double>> &element,
-                           std::vector<double> &global) = 0;
+  virtual void fill_output(const DofView &u, const DofView &v, const DofView &a, OutputFrame &frame) = 0;
+  /// Lines for the end-of-run summary at displacement u with the integrator's energies e.
+  virtual std::string summary(const DofView & /*u*/, const Energies & /*e*/) const { return ""; }
 };
 
-struct ExplicitSummary {
-  long steps = 0;
-  double time = 0, dt = 0, dt_critical = 0;
-  Energies energies;
-  int outputs = 0;
-  std::string output_file;
-};
-
-/// The state and the stepping loop. Construction allocates and sets up; run() integrates to
-/// end_time, writing output; step() advances one step (for tests that watch a quantity).
-class ExplicitDriver {
+/// Central differences over an ExplicitModel: the state, its step and its energy accounting.
+/// start(dt) sets the initial state; step() advances one step (tests may step it themselves and
+/// watch a quantity; the driver runs it through ExplicitIntegrator).
+class CentralDifference : public ExplicitIntegrator {
 public:
-  ExplicitDriver(ExplicitModel &model, const TimeConfig &time, PhaseTimer &timer);
-  void step();
-  /// Integrates to end_time; writes Exodus output when `output` is given. Throws RunError on NaN.
-  ExplicitSummary run(const OutputConfig *output, const RunOptions &opts);
+  /// Allocates the state and the mass (throws RunError if a node has no mass).
+  explicit CentralDifference(ExplicitModel &model);
 
-  double time() const { return time_; }
+  std::string description() const override { return model_.description(); }
+  Index num_elements() const override { return model_.num_elements(); }
+  double critical_time_step() const override { return dt_critical_; }
+  void start(double dt) override;
+  void step() override;
+  double time() const override { return time_; }
+  long steps() const override { return steps_; }
+  EnergyReport energy_report() override;
+  std::string title() const override { return model_.title(); }
+  HostMesh output_mesh() const override { return model_.output_mesh(); }
+  ExodusVariables output_variables() const override { return model_.output_variables(); }
+  void fill_output(OutputFrame &frame) override;
+  bool take_topology_change() override { return std::exchange(new_topology_, false); }
+  std::string summary() override { return model_.summary(u_, energies()); }
+
   double dt() const { return dt_; }
-  long steps() const { return steps_; }
   /// Reads the energies back from the device.
   Energies energies();
   const DofView &displacement() const { return u_; }
@@ -153,11 +161,8 @@ private:
   void setup_mass();
   void apply_constraints(double t_new);
   void external_force(double t, const DofView &f);
-  void write_output(ExodusWriter &writer);
 
   ExplicitModel &model_;
-  TimeConfig config_;
-  PhaseTimer &timer_;
   std::vector<Constraint> constraints_;
   std::vector<LoadPattern> loads_;
   DofView u_, v_, a_, mass_, fint_, fext_;

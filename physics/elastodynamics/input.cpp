@@ -1,5 +1,5 @@
-/// \file simulation.cpp
-/// `physics: elastodynamics`: input parsing (host only), set-up and the run.
+/// \file input.cpp
+/// `physics: elastodynamics`: its sections of the input (the driver reads `time` and `output`).
 ///
 ///   materials:            # one entry per material; `blocks` defaults to every block
 ///     steel: {density: 7800, youngs_modulus: 2.0e11, poissons_ratio: 0.3, plane: strain,
@@ -13,12 +13,8 @@
 ///   initial_conditions: {velocity: {x: "0", y: "0.1*sin(pi*x)"}, displacement: {...}}
 ///   solver: {scatter: coloring | atomic, coloring: jones_plassmann | welsh_powell}
 #include "elastic_model.hpp"
-#include "fegpu/core/module.hpp"
 #include "fegpu/input/expression.hpp"
 #include "fegpu/mesh/mesh_input.hpp"
-
-#include <cstdio>
-#include <memory>
 
 namespace fegpu::elastic {
 
@@ -65,15 +61,7 @@ Config parse_config(const InputNode &root, const HostMesh &mesh) {
     if (!(s.poissons_ratio > -1.0 && s.poissons_ratio < 0.5)) m.child("poissons_ratio").error("must be in (-1, 0.5)");
     s.plane_stress = m.get_choice("plane", {"strain", "stress"}, "strain") == "stress";
     s.thickness = m.get_positive("thickness", 1.0);
-    if (m.has("blocks")) {
-      s.blocks = m.get<std::vector<std::string>>("blocks");
-      for (const auto &b : s.blocks) {
-        bool found = false;
-        for (const auto &blk : mesh.blocks)
-          found = found || blk.name == b;
-        if (!found) m.child("blocks").error("the mesh has no block named '" + b + "'");
-      }
-    }
+    if (m.has("blocks")) s.blocks = read_block_names(m.child("blocks"), mesh);
     c.materials.push_back(s);
   }
   if (c.materials.empty()) mats.error("at least one material is needed");
@@ -126,56 +114,5 @@ Config parse_config(const InputNode &root, const HostMesh &mesh) {
   }
   return c;
 }
-
-namespace {
-
-class ElastodynamicsSimulation : public Simulation {
-public:
-  ElastodynamicsSimulation(const InputNode &root, const RunOptions &opts) : opts_(opts) {
-    mesh_ = read_mesh_section(root.child("mesh"), opts.input_file, {ElementType::Tri3, ElementType::Tri6});
-    config_ = parse_config(root, mesh_);
-    time_ = TimeConfig::parse(root.child("time"));
-    if (root.has("output")) output_ = OutputConfig::parse(root.child("output"));
-  }
-
-  void setup() override {
-    auto phase = timer_.scope("setup");
-    model_ = std::make_unique<ElasticModel>(mesh_, config_);
-    const Coloring &col = model_->coloring();
-    if (!opts_.quiet)
-      std::printf("mesh: %d nodes, %d %s elements; %d colours (%s, largest %d, smallest %d); scatter: %s\n",
-                  model_->mesh().num_nodes(), model_->mesh().num_elems(), exodus_name(mesh_.type).c_str(),
-                  col.num_colors, to_string(config_.coloring).c_str(), col.largest(), col.smallest(),
-                  to_string(config_.scatter).c_str());
-  }
-
-  void run() override {
-    ExplicitDriver driver(*model_, time_, timer_);
-    const ExplicitSummary s = driver.run(&output_, opts_);
-    if (opts_.quiet) return;
-    std::printf("done: %ld steps to t = %.6e; output %s (%d steps)\n", s.steps, s.time, s.output_file.c_str(),
-                s.outputs);
-    std::printf("energy: kinetic %.6e, internal %.6e, external work %.6e, balance error %.3e\n", s.energies.kinetic,
-                s.energies.internal, s.energies.external, s.energies.balance_error());
-    std::printf("time per phase:\n%s", timer_.summary().c_str());
-  }
-
-private:
-  RunOptions opts_;
-  HostMesh mesh_;
-  Config config_;
-  TimeConfig time_;
-  OutputConfig output_;
-  PhaseTimer timer_;
-  std::unique_ptr<ElasticModel> model_;
-};
-
-} // namespace
-
-FEGPU_REGISTER_MODULE(elastodynamics, "elastodynamics",
-                      "linear-elastic explicit dynamics of 2D T3/T6 meshes (plane strain or stress)",
-                      [](const InputNode &root, const RunOptions &opts) -> std::unique_ptr<Simulation> {
-                        return std::make_unique<ElastodynamicsSimulation>(root, opts);
-                      });
 
 } // namespace fegpu::elastic

@@ -1,0 +1,162 @@
+#include "fegpu/driver/explicit_driver.hpp"
+
+#include "fegpu/core/error.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+namespace fegpu {
+
+bool EnergyReport::finite() const {
+  for (const auto &t : terms)
+    if (!std::isfinite(t.second)) return false;
+  return std::isfinite(balance_error);
+}
+
+Schedule::Schedule(const TimeConfig &time, double dt_crit) : dt_critical(dt_crit) {
+  if (!(dt_crit > 0) || !std::isfinite(dt_crit)) throw RunError("no stable time step could be estimated");
+  dt = time.dt > 0 ? time.dt : time.safety_factor * dt_crit;
+  if (time.max_dt > 0) dt = std::min(dt, time.max_dt);
+  // Land exactly on end_time with a uniform step no larger than the one chosen.
+  const double n = std::ceil(time.end_time / dt - 1e-9);
+  if (!(n <= 0x1p53)) { // step counts stay exact doubles and fit a long
+    char msg[160];
+    std::snprintf(msg, sizeof msg, "time: end_time / dt is %.3e steps, more than a run can count", n);
+    throw InputError(msg);
+  }
+  dt = time.end_time / std::max(1.0, n);
+  const long total = static_cast<long>(std::llround(time.end_time / dt));
+  steps = time.max_steps > 0 ? std::min<long>(total, time.max_steps) : total;
+}
+
+namespace {
+
+/// The energies, or RunError when they say the run blew up.
+EnergyReport checked_energies(ExplicitIntegrator &in, const Schedule &s) {
+  EnergyReport e = in.energy_report();
+  const bool finite = e.finite();
+  if (finite && (e.balance_error <= 0.5 || !in.balance_detects_blowup())) return e;
+  char msg[256];
+  std::snprintf(msg, sizeof msg,
+                "unstable: the solution became %s at step %ld (t = %.6e); the time step %.6e is %.2f times the "
+                "estimated stability limit %.6e",
+                finite ? "unbounded (energy balance error above 50%)" : "non-finite", in.steps(), in.time(), s.dt,
+                s.dt / s.dt_critical, s.dt_critical);
+  throw RunError(msg);
+}
+
+/// One frame: the module's fields, and the globals time_step, the energy terms, energy_error and
+/// the module's own.
+void write_frame(ExodusWriter &w, ExplicitIntegrator &in, const Schedule &s, const EnergyReport &e) {
+  OutputFrame f;
+  in.fill_output(f);
+  if (in.take_topology_change() && w.steps_in_file() > 0) w.start_next_file(in.output_mesh());
+  std::vector<const double *> np, ep;
+  for (const auto &x : f.nodal)
+    np.push_back(x.data());
+  for (const auto &x : f.element)
+    ep.push_back(x.data());
+  std::vector<double> g = {s.dt};
+  for (const auto &t : e.terms)
+    g.push_back(t.second);
+  g.push_back(e.balance_error);
+  g.insert(g.end(), f.global.begin(), f.global.end());
+  w.write_step(in.time(), np, ep, g);
+}
+
+} // namespace
+
+RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const OutputConfig &output,
+                        const RunOptions &opts, PhaseTimer &timer) {
+  const Schedule s(time, in.critical_time_step());
+  {
+    auto phase = timer.scope("start");
+    in.start(s.dt);
+  }
+  std::unique_ptr<ExodusWriter> writer;
+  {
+    auto phase = timer.scope("output");
+    const EnergyReport e = in.energy_report();
+    ExodusVariables vars = in.output_variables();
+    std::vector<std::string> global = {"time_step"};
+    for (const auto &t : e.terms)
+      global.push_back(t.first);
+    global.push_back("energy_error");
+    global.insert(global.end(), vars.global.begin(), vars.global.end());
+    vars.global = global;
+    writer = std::make_unique<ExodusWriter>(opts.output_path(output.file), in.output_mesh(), vars, in.title());
+    write_frame(*writer, in, s, e);
+  }
+  if (!opts.quiet)
+    std::printf("time step %.6e (stability limit %.6e, ratio %.2f), %ld steps to t = %.6e\n", s.dt, s.dt_critical,
+                s.dt / s.dt_critical, s.steps, s.steps * s.dt);
+  if (s.dt > s.dt_critical)
+    std::fprintf(stderr, "fegpu-kk: warning: the time step %.6e exceeds the estimated stability limit %.6e\n", s.dt,
+                 s.dt_critical);
+
+  const long every_steps = output.every_steps;
+  const double every_time = output.every_time > 0 ? output.every_time : (every_steps > 0 ? 0 : time.end_time / 20);
+  double next_output = every_time;
+  Progress progress(opts.progress, s.steps * s.dt);
+  RunSummary sum;
+  const auto start = std::chrono::steady_clock::now();
+  {
+    auto phase = timer.scope("time_loop");
+    while (in.steps() < s.steps) {
+      in.step();
+      const long n = in.steps();
+      const double t = in.time();
+      const bool due = (every_steps > 0 && n % every_steps == 0) ||
+                       (every_time > 0 && t >= next_output - 1e-9 * s.dt) || n == s.steps;
+      if (due) {
+        auto out = timer.scope("output");
+        sum.energies = checked_energies(in, s);
+        write_frame(*writer, in, s, sum.energies);
+        while (every_time > 0 && next_output <= t + 1e-9 * s.dt)
+          next_output += every_time;
+      } else if (n % in.check_interval() == 0) {
+        checked_energies(in, s);
+      }
+      progress.update(n, t);
+    }
+  }
+  progress.finish();
+  sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  sum.steps = in.steps();
+  sum.time = in.time();
+  sum.outputs = writer->steps_in_file();
+  sum.output_file = writer->path();
+  if (sum.steps == 0) sum.energies = checked_energies(in, s);
+  if (opts.quiet) return sum;
+  std::printf("done: %ld steps to t = %.6e; output %s (%d frames in the file)\n", sum.steps, sum.time,
+              sum.output_file.c_str(), sum.outputs);
+  std::printf("energy:");
+  for (const auto &t : sum.energies.terms)
+    std::printf(" %s %.6e,", t.first.c_str(), t.second);
+  std::printf(" balance error %.3e\n", sum.energies.balance_error);
+  std::printf("%s", in.summary().c_str());
+  if (sum.seconds > 0)
+    std::printf("throughput: %.3e element-steps per second (time loop, output included)\n",
+                static_cast<double>(sum.steps) * in.num_elements() / sum.seconds);
+  std::printf("time per phase:\n%s", timer.summary().c_str());
+  return sum;
+}
+
+ExplicitSimulation::ExplicitSimulation(const InputNode &root, const RunOptions &opts) : opts_(opts) {
+  time_ = TimeConfig::parse(root.child("time"));
+  if (root.has("output")) output_ = OutputConfig::parse(root.child("output"));
+}
+
+void ExplicitSimulation::setup() {
+  {
+    auto phase = timer_.scope("setup");
+    integrator_ = build();
+  }
+  if (!opts_.quiet) std::printf("%s\n", integrator_->description().c_str());
+}
+
+void ExplicitSimulation::run() { run_explicit(*integrator_, time_, output_, opts_, timer_); }
+
+} // namespace fegpu

@@ -1,0 +1,58 @@
+#pragma once
+/// \file explicit_driver.hpp
+/// The one explicit driver: every explicit module runs its integrator (integrator.hpp) through
+/// it. The driver owns the stepping schedule (a uniform step landing on the end time), the time
+/// loop, the output cadence, the stability checks, the progress line and the end-of-run summary;
+/// what a later feature adds to the loop (exchange between ranks, restart, signals, histories)
+/// belongs here, once.
+#include "fegpu/core/module.hpp"
+#include "fegpu/driver/config.hpp"
+#include "fegpu/driver/integrator.hpp"
+#include "fegpu/driver/progress.hpp"
+
+#include <memory>
+
+namespace fegpu {
+
+/// The steps of a run: dt = safety * dt_critical (or the input's dt), capped by max_dt, then
+/// shortened so that a whole number of equal steps lands on end_time; `steps` of them (fewer
+/// where max_steps caps the run).
+struct Schedule {
+  double dt = 0, dt_critical = 0;
+  long steps = 0;
+  Schedule(const TimeConfig &time, double dt_critical);
+};
+
+struct RunSummary {
+  long steps = 0;
+  double time = 0, seconds = 0; ///< simulated time reached, wall time of the time loop
+  EnergyReport energies;
+  int outputs = 0; ///< frames in the last file of the output series
+  std::string output_file;
+};
+
+/// Runs an integrator from t = 0 to the schedule's end, writing output and printing progress
+/// and, unless quiet, the summary. Throws RunError when the solution blows up.
+RunSummary run_explicit(ExplicitIntegrator &integrator, const TimeConfig &time, const OutputConfig &output,
+                        const RunOptions &opts, PhaseTimer &timer);
+
+/// The Simulation of an explicit module: parses the `time` and `output` sections, builds the
+/// module's integrator at set-up (the module's part, build()) and runs it through run_explicit.
+class ExplicitSimulation : public Simulation {
+public:
+  void setup() final;
+  void run() final;
+
+protected:
+  ExplicitSimulation(const InputNode &root, const RunOptions &opts);
+  /// Builds the model and its integrator (timed as the set-up phase).
+  virtual std::unique_ptr<ExplicitIntegrator> build() = 0;
+
+  RunOptions opts_;
+  TimeConfig time_;
+  OutputConfig output_;
+  PhaseTimer timer_;
+  std::unique_ptr<ExplicitIntegrator> integrator_;
+};
+
+} // namespace fegpu

@@ -1,0 +1,72 @@
+#pragma once
+/// \file integrator.hpp
+/// What the one explicit driver (explicit_driver.hpp) runs: a module's time integrator, its
+/// update policy. The driver owns the loop, the stepping schedule, the output cadence, the
+/// stability checks, progress and the summary; an integrator advances its state one step at a
+/// time and reports its energies and output fields. The solid modules run CentralDifference over
+/// a model that supplies forces, masses and constraints (central_difference.hpp); the shells run
+/// their own director update and schemes (physics/explicit_shell/shell_model.hpp).
+#include "fegpu/io/exodus.hpp"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fegpu {
+
+/// A module's energy terms at the current time, named as the output's global variables
+/// (kinetic_energy, internal_work, ...), and the relative error of their balance.
+struct EnergyReport {
+  std::vector<std::pair<std::string, double>> terms;
+  double balance_error = 0;
+  /// Every term and the balance finite.
+  bool finite() const;
+};
+
+/// One output frame's fields, host arrays: nodal[v] one value per node, element[v] one per
+/// element (every block in order), global one per module global.
+struct OutputFrame {
+  std::vector<std::vector<double>> nodal, element;
+  std::vector<double> global;
+};
+
+class ExplicitIntegrator {
+public:
+  virtual ~ExplicitIntegrator() = default;
+
+  /// One line for the start of a run: mesh size, scheme, scatter strategy.
+  virtual std::string description() const = 0;
+  virtual Index num_elements() const = 0;
+  /// Largest stable step (the driver takes a safety factor of it unless the input fixes dt).
+  virtual double critical_time_step() const = 0;
+
+  /// Sets the state at t = 0 and the forces there, for steps of dt.
+  virtual void start(double dt) = 0;
+  /// Advances one step of dt.
+  virtual void step() = 0;
+  virtual double time() const = 0;
+  virtual long steps() const = 0;
+
+  /// The energies at time(): a reduction on the device, so the driver asks only at output and
+  /// check points.
+  virtual EnergyReport energy_report() = 0;
+  /// Whether a balance error above 1/2 means the run blew up (false where, say, damping makes the
+  /// balance a poor witness); a non-finite energy always does.
+  virtual bool balance_detects_blowup() const { return true; }
+  /// Steps between stability checks outside output steps (each one an energy_report()).
+  virtual long check_interval() const { return 100; }
+
+  /// Output: the file's title, its mesh (again after each topology change), the module's
+  /// variables (its globals follow the driver's time step and energies) and one frame of them.
+  virtual std::string title() const = 0;
+  virtual HostMesh output_mesh() const = 0;
+  virtual ExodusVariables output_variables() const = 0;
+  virtual void fill_output(OutputFrame &frame) = 0;
+  /// True once after every change of the mesh's topology (the output then starts the next file
+  /// of its series).
+  virtual bool take_topology_change() { return false; }
+  /// Lines the module adds to the end-of-run summary (each ending in a newline), or "".
+  virtual std::string summary() { return ""; }
+};
+
+} // namespace fegpu

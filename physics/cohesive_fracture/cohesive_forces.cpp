@@ -1,0 +1,154 @@
+/// \file cohesive_forces.cpp
+/// The cohesive forces of a step: one thread per cohesive element evaluates the PPR tractions at
+/// its Gauss points, updates their history and work, and adds the forces to both faces' nodes
+/// (with atomics), or stores them for a second pass over the bulk elements touching a cohesive
+/// element, colour by colour (seed sections 6.4 and 6.6).
+#include "cohesive_facet.hpp"
+
+namespace fegpu::cohesive {
+
+namespace {
+
+/// One thread per cohesive element: openings at the Gauss points, PPR tractions, work by the
+/// trapezoidal rule, and the internal force on each face's nodes. With atomics, `(c, add)` adds
+/// those forces to the nodes at once; colour by colour, `(c)` stores them in each face's own facet
+/// order for the scatter pass (CohesiveScatter), which needs no atomics.
+template <int NPE> struct CohesiveTractions {
+  static constexpr int NPF = NPE == 3 ? 2 : 3;
+  ConnView conn;
+  CoordView xyz;
+  DofView u;
+  CohesiveSides sides;
+  DeviceView<CohesivePoint **> pts;
+  DeviceView<Real *[2][3][2]> force;
+  DeviceView<elastic::Material *> mats;
+  IndexView elem_mat;
+  LawField laws;
+  double penalty_factor;
+
+  /// The face forces, stored for the scatter pass.
+  KOKKOS_INLINE_FUNCTION void operator()(Index c) const {
+    double F[NPF][2];
+    const CohesiveFacet<NPE> facet(conn, xyz, u, sides, c);
+    compute(c, facet, F);
+    // The traction pulls face 0 towards face 1 and face 1 back: internal forces -F and +F.
+    for (int k = 0; k < NPF; ++k)
+      for (int d = 0; d < 2; ++d) {
+        force(c, 0, k, d) = -F[k][d];
+        force(c, 1, matched(k), d) = F[k][d];
+      }
+  }
+  /// The face forces, added to the nodes through `add(node, component, value)`.
+  template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index c, const Add &add) const {
+    double F[NPF][2];
+    const CohesiveFacet<NPE> facet(conn, xyz, u, sides, c);
+    compute(c, facet, F);
+    for (int k = 0; k < NPF; ++k)
+      for (int d = 0; d < 2; ++d) {
+        add(facet.a[k], d, -F[k][d]);
+        add(facet.b[k], d, F[k][d]);
+      }
+  }
+  /// Updates the points of cohesive element c and sums the nodal forces F of face 0's tractions.
+  KOKKOS_INLINE_FUNCTION void compute(Index c, const CohesiveFacet<NPE> &facet, double (&F)[NPF][2]) const {
+    const elastic::Material mat = mats(elem_mat(sides.elem(c, 0)));
+    const PPRParams &law = laws.base;
+    const double factor = laws.factor(c);
+    double length = 0; // the reference facet length (a first light pass: no stack arrays)
+    for (int q = 0; q < NPF; ++q)
+      length += facet.reference_length(q);
+    // Contact penalty and initial shear slope: as stiff as the bulk across one facet length, which
+    // keeps the explicit step stable.
+    const double stiffness = penalty_factor * mat.p_modulus() / length;
+    const double reach = Kokkos::fmax(law.delta_n, law.delta_t) / factor;
+    for (int k = 0; k < NPF; ++k)
+      F[k][0] = F[k][1] = 0;
+    for (int q = 0; q < NPF; ++q) {
+      const auto g = facet.point(q);
+      const double dn = g.Jx * g.nx() + g.Jy * g.ny(), dt = g.Jx * g.tx + g.Jy * g.ty;
+      CohesivePoint p = pts(c, q);
+      double tn, tt;
+      ppr_traction(law, p.history, dn, dt, stiffness, tn, tt, factor);
+      // Contact acts between the faces of one cohesive element while they are near each other;
+      // once they have moved apart by more than a final width (fragments flying off and
+      // turning), the opening no longer measures a penetration, and there is no contact search.
+      if (dn < 0 && g.Jx * g.Jx + g.Jy * g.Jy > reach * reach) tn = 0;
+      const double Tx = tn * g.nx() + tt * g.tx, Ty = tn * g.ny() + tt * g.ty;
+      const double weight = g.length * mat.thickness;
+      p.work += 0.5 * ((p.traction[0] + Tx) * (g.Jx - p.jump[0]) + (p.traction[1] + Ty) * (g.Jy - p.jump[1])) * weight;
+      p.jump[0] = g.Jx;
+      p.jump[1] = g.Jy;
+      p.traction[0] = Tx;
+      p.traction[1] = Ty;
+      pts(c, q) = p;
+      for (int k = 0; k < NPF; ++k) {
+        F[k][0] += g.N[k] * Tx * weight;
+        F[k][1] += g.N[k] * Ty * weight;
+      }
+    }
+  }
+};
+
+/// Pass 2: one thread per bulk element touching a cohesive element (the compacted list, grouped
+/// by colour); each adds its faces' forces to its own nodes.
+template <int NPE> struct CohesiveScatter {
+  static constexpr int NPF = NPE == 3 ? 2 : 3;
+  IndexView list;
+  ConnView conn;
+  DeviceView<Index **> e2f;
+  IndexView facet2coh;
+  CohesiveSides sides;
+  DeviceView<Real *[2][3][2]> force;
+  template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index i, const Add &add) const {
+    const Index e = list(i);
+    for (int f = 0; f < 3; ++f) {
+      const Index c = facet2coh(e2f(e, f));
+      if (c < 0) continue;
+      const int side = sides.elem(c, 0) == e ? 0 : 1;
+      for (int k = 0; k < NPF; ++k) {
+        const Index n = conn(e, facet_node(tri(NPE), f, k));
+        add(n, 0, force(c, side, k, 0));
+        add(n, 1, force(c, side, k, 1));
+      }
+    }
+  }
+};
+
+} // namespace
+
+void FractureModel::add_internal_force(const DofView &u, const DofView &f) {
+  bulk_.add_internal_force(u, f);
+  const Index nc = cracked_->num_cohesive();
+  if (nc == 0) return;
+  Kokkos::Profiling::ScopedRegion r("fegpu::cohesive::cohesive_force");
+  if (bulk_.mesh().type == ElementType::Tri3)
+    cohesive_forces<3>(u, f);
+  else
+    cohesive_forces<6>(u, f);
+}
+
+template <int NPE> void FractureModel::cohesive_forces(const DofView &u, const DofView &f) {
+  const Mesh &m = bulk_.mesh();
+  const Index nc = cracked_->num_cohesive();
+  const CohesiveTractions<NPE> tractions{m.elem2node,
+                                         m.coords,
+                                         u,
+                                         cracked_->sides(),
+                                         points_,
+                                         face_force_,
+                                         bulk_.materials(),
+                                         bulk_.element_material(),
+                                         laws(),
+                                         config_.penalty_factor};
+  if (atomic_scatter()) {
+    // One pass: each cohesive element adds its forces to its nodes (the colouring goes unused).
+    scatter_elements("fegpu::cohesive::tractions", ScatterStrategy::Atomic, adjacent_.coloring, nc, f, tractions);
+    return;
+  }
+  Kokkos::parallel_for("fegpu::cohesive::tractions", range(0, nc), tractions);
+  scatter_elements("fegpu::cohesive::scatter", bulk_.config().scatter, adjacent_.coloring, adjacent_.count, f,
+                   CohesiveScatter<NPE>{adjacent_.elems, m.elem2node, topology_.elem2facet, cracked_->facet2coh,
+                                        cracked_->sides(), face_force_});
+}
+
+} // namespace fegpu::cohesive

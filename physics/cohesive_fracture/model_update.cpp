@@ -1,0 +1,183 @@
+/// \file model_update.cpp
+/// The model's update after an insertion: cohesive points reordered and started, nodes traced to
+/// their sources and origins (and optionally renumbered by element), the bulk model continued on
+/// the split nodes, nodal fields carried over, and the list of bulk elements that scatter
+/// cohesive forces colour by colour.
+#include "cohesive_facet.hpp"
+
+#include <algorithm>
+
+namespace fegpu::cohesive {
+
+namespace {
+
+/// out(i) = v(map(i)).
+IndexView gather(const IndexView &v, const IndexView &map) {
+  IndexView out(Kokkos::view_alloc(Kokkos::WithoutInitializing, v.label()), map.extent(0));
+  Kokkos::parallel_for(
+      "fegpu::cohesive::gather", range(0, static_cast<Index>(map.extent(0))),
+      KOKKOS_LAMBDA(Index i) { out(i) = v(map(i)); });
+  return out;
+}
+
+/// out(new_id(i)) = v(i).
+IndexView permute(const IndexView &v, const IndexView &new_id) {
+  IndexView out(Kokkos::view_alloc(Kokkos::WithoutInitializing, v.label()), v.extent(0));
+  Kokkos::parallel_for(
+      "fegpu::cohesive::permute", range(0, static_cast<Index>(v.extent(0))),
+      KOKKOS_LAMBDA(Index i) { out(new_id(i)) = v(i); });
+  return out;
+}
+
+/// A node numbering that follows the elements: nodes ordered by (the first element using them,
+/// their place in it). Each node has one such key, so the order is a permutation, the same on
+/// every run; an element's nodes end up next to each other, as in the input mesh.
+IndexView locality_order(const ConnView &conn, Index n) {
+  const Index ne = static_cast<Index>(conn.extent(0));
+  const int npe = static_cast<int>(conn.extent(1));
+  IndexView key(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::node_key"), n);
+  Kokkos::deep_copy(key, Kokkos::Experimental::finite_max_v<Index>);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::node_key", range(0, ne), KOKKOS_LAMBDA(Index e) {
+        for (int k = 0; k < npe; ++k)
+          Kokkos::atomic_min(&key(conn(e, k)), e * npe + k);
+      });
+  DeviceView<uint8_t *> used("fegpu::cohesive::key_used", static_cast<std::size_t>(ne) * npe);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::key_used", range(0, n), KOKKOS_LAMBDA(Index i) { used(key(i)) = 1; });
+  IndexView rank(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::key_rank"), ne * npe);
+  Kokkos::parallel_scan(
+      "fegpu::cohesive::key_rank", range(0, ne * npe), KOKKOS_LAMBDA(Index k, Index & r, bool final) {
+        if (final) rank(k) = r;
+        r += used(k);
+      });
+  IndexView new_id(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::new_id"), n);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::new_id", range(0, n), KOKKOS_LAMBDA(Index i) { new_id(i) = rank(key(i)); });
+  return new_id;
+}
+
+/// field(i) = old(src(i)), row by row (nodal fields and coordinates alike).
+template <class View> void carry(const View &old, const View &field, const IndexView &src) {
+  const int nc = static_cast<int>(field.extent(1));
+  Kokkos::parallel_for(
+      "fegpu::cohesive::carry_nodal_field", range(0, static_cast<Index>(field.extent(0))), KOKKOS_LAMBDA(Index i) {
+        for (int c = 0; c < nc; ++c)
+          field(i, c) = old(src(i), c);
+      });
+}
+
+/// The points in the cohesive elements' new order, `cap` rows: row r is the old row old_of(r), or a
+/// new point where old_of(r) >= old_count (a cohesive element the last insertion added).
+DeviceView<CohesivePoint **> ordered_points(const DeviceView<CohesivePoint **> &pts, const IndexView &old_of,
+                                            Index old_count, Index cap) {
+  const int nq = static_cast<int>(pts.extent(1));
+  DeviceView<CohesivePoint **> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, pts.label()), cap, nq);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::ordered_points", range(0, static_cast<Index>(old_of.extent(0))), KOKKOS_LAMBDA(Index r) {
+        const Index c = old_of(r);
+        for (int q = 0; q < nq; ++q)
+          out(r, q) = c < old_count ? pts(c, q) : CohesivePoint{};
+      });
+  return out;
+}
+
+/// The bulk elements touching a cohesive element, in colour order, and per-colour offsets.
+void adjacent_elements(const Coloring &col, const DeviceView<Index **> &e2f, const IndexView &facet2coh,
+                       IndexView &list, std::vector<Index> &offsets) {
+  const IndexView order = col.color2elem.indices;
+  const Index ne = static_cast<Index>(order.extent(0));
+  IndexView pos(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::adjacent_offsets"), ne + 1);
+  Kokkos::parallel_scan(
+      "fegpu::cohesive::adjacent_count", range(0, ne + 1), KOKKOS_LAMBDA(Index i, Index & k, bool final) {
+        if (final) pos(i) = k;
+        if (i == ne) return;
+        const Index e = order(i);
+        k += facet2coh(e2f(e, 0)) >= 0 || facet2coh(e2f(e, 1)) >= 0 || facet2coh(e2f(e, 2)) >= 0;
+      });
+  // Only the per-colour offsets come to the host (the last is the total), not the whole scan.
+  const IndexView colour_offsets = col.color2elem.offsets;
+  IndexView at(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::adjacent_colour_offsets"),
+               col.num_colors + 1);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::adjacent_colour_offsets", range(0, col.num_colors + 1),
+      KOKKOS_LAMBDA(Index c) { at(c) = pos(colour_offsets(c)); });
+  const auto at_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), at);
+  offsets.assign(at_h.data(), at_h.data() + at_h.extent(0));
+  list =
+      IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::adjacent"), offsets[col.num_colors]);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::adjacent_fill", range(0, ne), KOKKOS_LAMBDA(Index i) {
+        if (pos(i + 1) > pos(i)) list(pos(i)) = order(i);
+      });
+}
+
+} // namespace
+
+/// 0, 1, ..., n - 1.
+IndexView iota(Index n) {
+  IndexView v(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::positions"), n);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::positions", range(0, n), KOKKOS_LAMBDA(Index i) { v(i) = i; });
+  return v;
+}
+
+Index FractureModel::insert_facets(const DeviceView<uint8_t *> &flags) {
+  const Index before = cracked_->num_cohesive(), nodes = cracked_->num_nodes();
+  const Index inserted = cracked_->fracture(flags, config_.counter);
+  if (inserted > 0) after_insertion(before, nodes);
+  return inserted;
+}
+
+bool FractureModel::update_topology(const DofView &u, double /*time*/, long step) {
+  if (step % config_.check_every != 0) return false;
+  return check_and_insert(u) > 0;
+}
+
+void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
+  Kokkos::Profiling::ScopedRegion r("fegpu::cohesive::grow");
+  const Index n = cracked_->num_nodes();
+  // Cohesive storage follows the insertion's amortised capacity. One pass puts the points in the
+  // cohesive elements' new (facet) order and starts the new ones; rows past the live count are
+  // written before they are read, so the new room is left as allocated (filling it took half of a
+  // full fragmentation's model update on the H100).
+  const Index cap = std::max<Index>(cracked_->coh2facet.extent(0), points_.extent(0));
+  points_ = ordered_points(points_, cracked_->order_cohesive(), old_cohesive, cap);
+  if (!atomic_scatter() && cap > static_cast<Index>(face_force_.extent(0))) // rewritten every step
+    face_force_ =
+        DeviceView<Real *[2][3][2]>(Kokkos::view_alloc(Kokkos::WithoutInitializing, face_force_.label()), cap);
+  // Where each node takes its values from, and the input-mesh node it descends from; then, for
+  // the locality of every gather, a numbering that follows the elements.
+  IndexView src = cracked_->sources(old_nodes);
+  IndexView origin = gather(origin_, src);
+  if (config_.renumber_nodes) {
+    const IndexView new_id = locality_order(cracked_->elem2node, n);
+    cracked_->renumber_nodes(new_id);
+    src = permute(src, new_id);
+    origin = permute(origin, new_id);
+  }
+  carry_ = src;
+  origin_ = origin;
+  // The bulk model continues on the split nodes, a new node at its source's place.
+  CoordView coords(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::coords"), n);
+  carry(bulk_.mesh().coords, coords, carry_);
+  bulk_.set_topology(cracked_->elem2node, coords, origin_);
+  inverse_area_ = RealView(); // the stress check sums the areas again on the new nodes
+  peak_bytes_ = std::max(peak_bytes_, memory_bytes());
+  if (atomic_scatter()) return;
+  // Colour by colour, the cohesive forces go through face_force_ and a scatter pass over the
+  // compacted list of bulk elements touching a cohesive element, as a colouring of its own.
+  Coloring &ac = adjacent_.coloring;
+  adjacent_elements(bulk_.coloring(), topology_.elem2facet, cracked_->facet2coh, adjacent_.elems, ac.offsets_h);
+  ac.num_colors = bulk_.coloring().num_colors;
+  adjacent_.count = static_cast<Index>(adjacent_.elems.extent(0));
+  ac.color2elem.indices = iota(adjacent_.count);
+  peak_bytes_ = std::max(peak_bytes_, memory_bytes());
+}
+
+void FractureModel::carry_nodal_field(const DofView &old, const DofView &field) const {
+  FEGPU_CHECK(static_cast<Index>(field.extent(0)) == num_nodes(), "carry_nodal_field: one row per node");
+  carry(old, field, carry_);
+}
+
+} // namespace fegpu::cohesive

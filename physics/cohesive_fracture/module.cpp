@@ -1,0 +1,41 @@
+/// \file module.cpp
+/// `physics: cohesive_fracture`: the elastodynamics sections and `fracture` read, the model
+/// built and run by central differences through the explicit driver.
+#include "fegpu/driver/explicit_driver.hpp"
+#include "fegpu/mesh/mesh_input.hpp"
+#include "fracture_model.hpp"
+
+#include <memory>
+
+namespace fegpu::cohesive {
+
+namespace {
+
+class FractureSimulation : public ExplicitSimulation {
+public:
+  FractureSimulation(const InputNode &root, const RunOptions &opts)
+      : ExplicitSimulation(root, opts),
+        mesh_(read_mesh_section(root.child("mesh"), opts.input_file, {ElementType::Tri3, ElementType::Tri6})),
+        elastic_(elastic::parse_config(root, mesh_)), fracture_(parse_fracture(root.child("fracture"), mesh_)) {}
+
+private:
+  std::unique_ptr<ExplicitIntegrator> build() override {
+    model_ = std::make_unique<FractureModel>(mesh_, elastic_, fracture_);
+    return std::make_unique<CentralDifference>(*model_);
+  }
+
+  HostMesh mesh_;
+  elastic::Config elastic_;
+  FractureConfig fracture_;
+  std::unique_ptr<FractureModel> model_;
+};
+
+} // namespace
+
+FEGPU_REGISTER_MODULE(cohesive_fracture, "cohesive_fracture",
+                      "dynamic fracture of 2D T3/T6 meshes with adaptively inserted extrinsic PPR cohesive elements",
+                      [](const InputNode &root, const RunOptions &opts) -> std::unique_ptr<Simulation> {
+                        return std::make_unique<FractureSimulation>(root, opts);
+                      });
+
+} // namespace fegpu::cohesive

@@ -1,0 +1,98 @@
+/// \file output.cpp
+/// The cohesive-fracture module's output: the bulk fields, a block of QUAD4 cohesive elements
+/// (each one's corner nodes on both faces) with their openings and damage, and the crack globals.
+#include "cohesive_facet.hpp"
+
+namespace fegpu::cohesive {
+
+namespace {
+
+/// Per cohesive element: mean normal and tangential opening, largest damage, and the QUAD4 of
+/// its corner nodes (face 0's corners, then face 1's in reverse) for output.
+template <int NPE, class U>
+void cohesive_output_kernel(const ConnView &conn, const CoordView &xyz, const U &u, const CohesiveSides &sides,
+                            const DeviceView<CohesivePoint **> &pts, LawField laws, Index n,
+                            const DeviceView<Real *[3]> &values, const DeviceView<Index *[4]> &quad) {
+  constexpr int nq = NPE == 3 ? 2 : 3;
+  Kokkos::parallel_for(
+      "fegpu::cohesive::output", range(0, n), KOKKOS_LAMBDA(Index c) {
+        double dn = 0, dt = 0, d = 0;
+        const CohesiveFacet<NPE> facet(conn, xyz, u, sides, c);
+        for (int q = 0; q < nq; ++q) {
+          const auto g = facet.point(q);
+          dn += (g.Jx * g.nx() + g.Jy * g.ny()) / nq;
+          dt += (g.Jx * g.tx + g.Jy * g.ty) / nq;
+          const double dq = ppr_damage(laws.base, laws.in_base(c, pts(c, q).history));
+          d = dq > d ? dq : d;
+        }
+        values(c, 0) = dn;
+        values(c, 1) = dt;
+        values(c, 2) = d;
+        const Index e0 = sides.elem(c, 0), e1 = sides.elem(c, 1);
+        const int f0 = sides.local(c, 0), f1 = sides.local(c, 1);
+        quad(c, 0) = conn(e0, facet_node(tri(NPE), f0, 0));
+        quad(c, 1) = conn(e0, facet_node(tri(NPE), f0, 1));
+        quad(c, 2) = conn(e1, facet_node(tri(NPE), f1, 0));
+        quad(c, 3) = conn(e1, facet_node(tri(NPE), f1, 1));
+      });
+}
+
+/// Per cohesive element: mean openings and damage (values) and its output QUAD4 (quad).
+template <class U>
+void cohesive_output(const CrackedMesh &cm, const elastic::ElasticModel &bulk, const DeviceView<CohesivePoint **> &pts,
+                     LawField laws, const U &u, const DeviceView<Real *[3]> &values,
+                     const DeviceView<Index *[4]> &quad) {
+  const auto f = bulk.mesh().type == ElementType::Tri3 ? cohesive_output_kernel<3, U> : cohesive_output_kernel<6, U>;
+  f(bulk.mesh().elem2node, bulk.mesh().coords, u, cm.sides(), pts, laws, cm.num_cohesive(), values, quad);
+}
+} // namespace
+
+HostMesh FractureModel::output_mesh() const {
+  HostMesh h = bulk_.output_mesh();
+  const Index nc = cracked_->num_cohesive();
+  DeviceView<Real *[3]> values("fegpu::cohesive::output_values", nc);
+  DeviceView<Index *[4]> quad("fegpu::cohesive::output_quads", nc);
+  cohesive_output(*cracked_, bulk_, points_, laws(), NoDisplacement{}, values, quad);
+  auto q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), quad);
+  HostMesh::ExtraBlock b{"cohesive", 1000, "QUAD4", 4, {}};
+  for (const auto &blk : h.blocks)
+    b.id = std::max(b.id, blk.id + 1);
+  b.conn.resize(4 * static_cast<std::size_t>(nc));
+  for (Index c = 0; c < nc; ++c)
+    for (int k = 0; k < 4; ++k)
+      b.conn[4 * c + k] = q(c, k);
+  h.extra_blocks.push_back(std::move(b));
+  return h;
+}
+
+ExodusVariables FractureModel::output_variables() const {
+  ExodusVariables v = bulk_.output_variables();
+  for (const char *name : {"opening_normal", "opening_tangential", "damage"})
+    v.element.push_back(name);
+  v.global = {"strain_energy", "cohesive_work", "cohesive_dissipated", "cohesive_recoverable",
+              "crack_length",  "fragments",     "cohesive_elements",   "nodes"};
+  return v;
+}
+
+void FractureModel::fill_output(const DofView &u, const DofView &v, const DofView &a, OutputFrame &frame) {
+  bulk_.fill_output(u, v, a, frame);
+  auto &element = frame.element;
+  const Index ne = bulk_.mesh().num_elems(), nc = cracked_->num_cohesive();
+  for (auto &e : element)
+    e.resize(ne + nc, 0.0); // bulk variables are zero on the cohesive block
+  DeviceView<Real *[3]> values("fegpu::cohesive::output_values", nc);
+  DeviceView<Index *[4]> quad("fegpu::cohesive::output_quads", nc);
+  cohesive_output(*cracked_, bulk_, points_, laws(), u, values, quad);
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), values);
+  for (int k = 0; k < 3; ++k) {
+    std::vector<double> col(ne + nc, 0.0); // and cohesive variables zero on the bulk block
+    for (Index c = 0; c < nc; ++c)
+      col[ne + c] = h(c, k);
+    element.push_back(std::move(col));
+  }
+  const FractureEnergies e = energies(u);
+  frame.global = {e.strain,       e.cohesive_work,           e.dissipated(), e.cohesive_recoverable,
+                  crack_length(), double(count_fragments()), double(nc),     double(cracked_->num_nodes())};
+}
+
+} // namespace fegpu::cohesive

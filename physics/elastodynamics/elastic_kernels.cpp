@@ -1,0 +1,210 @@
+/// \file elastic_kernels.cpp
+/// The elastodynamics kernels (elastic_kernels.hpp). Launched from named functions: nvcc accepts
+/// no device lambda inside a generic lambda, and none in a private member.
+#include "elastic_kernels.hpp"
+
+namespace fegpu::elastic {
+
+namespace {
+
+/// Gathers an element's coordinates and displacements.
+template <int NPE> struct Gather {
+  ConnView conn;
+  CoordView xyz;
+  KOKKOS_INLINE_FUNCTION void coords(Index e, double x[NPE], double y[NPE]) const {
+    for (int a = 0; a < NPE; ++a) {
+      const Index n = conn(e, a);
+      x[a] = xyz(n, 0);
+      y[a] = xyz(n, 1);
+    }
+  }
+  KOKKOS_INLINE_FUNCTION void field(Index e, const DofView &u, double ux[NPE], double uy[NPE]) const {
+    for (int a = 0; a < NPE; ++a) {
+      const Index n = conn(e, a);
+      ux[a] = u(n, 0);
+      uy[a] = u(n, 1);
+    }
+  }
+};
+
+template <int NPE> struct InternalForce {
+  Gather<NPE> g;
+  DeviceView<Material *> mats;
+  IndexView elem_mat;
+  DofView u;
+  template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
+    double x[NPE], y[NPE], ux[NPE], uy[NPE], fx[NPE], fy[NPE];
+    g.coords(e, x, y);
+    g.field(e, u, ux, uy);
+    internal_force<NPE>(mats(elem_mat(e)), x, y, ux, uy, fx, fy);
+    for (int a = 0; a < NPE; ++a) {
+      const Index n = g.conn(e, a);
+      add(n, 0, fx[a]);
+      add(n, 1, fy[a]);
+    }
+  }
+};
+
+template <int NPE> struct LumpedMass {
+  Gather<NPE> g;
+  DeviceView<Material *> mats;
+  IndexView elem_mat;
+  template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
+    double x[NPE], y[NPE], min_det;
+    g.coords(e, x, y);
+    const Material m = mats(elem_mat(e));
+    const double mass = m.density * m.thickness * area<NPE>(x, y, min_det);
+    for (int a = 0; a < NPE; ++a) {
+      add(g.conn(e, a), 0, mass * mass_fraction<NPE>(a));
+      add(g.conn(e, a), 1, mass * mass_fraction<NPE>(a));
+    }
+  }
+};
+
+template <int NPE> Gather<NPE> gather(const Mesh &m) { return {m.elem2node, m.coords}; }
+
+} // namespace
+
+namespace kernels {
+
+IndexView node_dofs(const IndexView &nodes, int comp, Index num_nodes) {
+  IndexView dofs(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::constrained_dofs"), nodes.extent(0));
+  Kokkos::parallel_for(
+      "fegpu::elastic::node_dofs", range(0, static_cast<Index>(nodes.extent(0))),
+      KOKKOS_LAMBDA(Index i) { dofs(i) = comp * num_nodes + nodes(i); });
+  return dofs;
+}
+
+/// The members of a grown node set: every node whose origin is in the original set.
+IndexView grow_node_set(const IndexView &original, const IndexView &origin, Index original_nodes) {
+  DeviceView<uint8_t *> member("fegpu::elastic::node_set_member", original_nodes);
+  Kokkos::parallel_for(
+      "fegpu::elastic::mark_node_set", range(0, static_cast<Index>(original.extent(0))),
+      KOKKOS_LAMBDA(Index i) { member(original(i)) = 1; });
+  const Index n = static_cast<Index>(origin.extent(0));
+  Index count = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::elastic::count_node_set", range(0, n), KOKKOS_LAMBDA(Index i, Index & c) { c += member(origin(i)); },
+      count);
+  IndexView out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::node_set"), count);
+  Kokkos::parallel_scan(
+      "fegpu::elastic::fill_node_set", range(0, n), KOKKOS_LAMBDA(Index i, Index & k, bool final) {
+        if (!member(origin(i))) return;
+        if (final) out(k) = i;
+        ++k;
+      });
+  return out;
+}
+
+/// Global ids once nodes have split (origin: the input node each node descends from). Each input
+/// node's id stays with its lowest-numbered copy; the other copies take new ids above the largest
+/// input id, in index order. So ids stay unique, and an output node still names its input node.
+GlobalIdView split_node_ids(const GlobalIdView &input, const IndexView &origin) {
+  const Index n = static_cast<Index>(origin.extent(0)), n0 = static_cast<Index>(input.extent(0));
+  IndexView first(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::first_copy"), n0);
+  Kokkos::deep_copy(first, n);
+  Kokkos::parallel_for(
+      "fegpu::elastic::first_copy", range(0, n), KOKKOS_LAMBDA(Index i) { Kokkos::atomic_min(&first(origin(i)), i); });
+  GlobalId top = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::elastic::largest_id", range(0, n0),
+      KOKKOS_LAMBDA(Index i, GlobalId & m) { m = input(i) > m ? input(i) : m; }, Kokkos::Max<GlobalId>(top));
+  GlobalIdView ids(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::node_gid"), n);
+  Kokkos::parallel_scan(
+      "fegpu::elastic::split_node_ids", range(0, n), KOKKOS_LAMBDA(Index i, GlobalId & k, bool final) {
+        const bool kept = first(origin(i)) == i;
+        if (final) ids(i) = kept ? input(origin(i)) : top + 1 + k;
+        if (!kept) ++k;
+      });
+  return ids;
+}
+
+namespace {
+
+template <int N> double min_jacobian(const Mesh &mesh) {
+  double min_det = 0;
+  const auto g = gather<N>(mesh);
+  Kokkos::parallel_reduce(
+      "fegpu::elastic::check_jacobian", range(0, mesh.num_elems()),
+      KOKKOS_LAMBDA(Index e, double &mn) {
+        double x[N], y[N], md;
+        g.coords(e, x, y);
+        area<N>(x, y, md);
+        mn = md < mn ? md : mn;
+      },
+      Kokkos::Min<double>(min_det));
+  return min_det;
+}
+
+template <int N> double max_eigenvalue(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em) {
+  double lambda_max = 0;
+  const auto g = gather<N>(mesh);
+  Kokkos::parallel_reduce(
+      "fegpu::elastic::element_eigenvalue", range(0, mesh.num_elems()),
+      KOKKOS_LAMBDA(Index e, double &mx) {
+        double x[N], y[N];
+        g.coords(e, x, y);
+        const double l = elastic::max_eigenvalue<N>(mats(em(e)), x, y);
+        mx = l > mx ? l : mx;
+      },
+      Kokkos::Max<double>(lambda_max));
+  return lambda_max;
+}
+
+template <int N>
+void element_stress(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, const DofView &u,
+                    const DeviceView<Real *[3]> &stress, const RealView &energy) {
+  const auto g = gather<N>(mesh);
+  Kokkos::parallel_for(
+      "fegpu::elastic::element_stress", range(0, mesh.num_elems()), KOKKOS_LAMBDA(Index e) {
+        double x[N], y[N], ux[N], uy[N], fx[N], fy[N], s[3], w;
+        g.coords(e, x, y);
+        g.field(e, u, ux, uy);
+        internal_force<N>(mats(em(e)), x, y, ux, uy, fx, fy, s, &w);
+        for (int k = 0; k < 3; ++k)
+          stress(e, k) = s[k];
+        energy(e) = w;
+      });
+}
+
+} // namespace
+
+double min_jacobian(const Mesh &mesh) {
+  return mesh.type == ElementType::Tri3 ? min_jacobian<3>(mesh) : min_jacobian<6>(mesh);
+}
+
+double max_eigenvalue(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em) {
+  return mesh.type == ElementType::Tri3 ? max_eigenvalue<3>(mesh, mats, em) : max_eigenvalue<6>(mesh, mats, em);
+}
+
+void element_stress(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, const DofView &u,
+                    const DeviceView<Real *[3]> &stress, const RealView &energy) {
+  if (mesh.type == ElementType::Tri3)
+    element_stress<3>(mesh, mats, em, u, stress, energy);
+  else
+    element_stress<6>(mesh, mats, em, u, stress, energy);
+}
+
+void lumped_mass(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, ScatterStrategy scatter,
+                 const Coloring &coloring, const DofView &mass) {
+  if (mesh.type == ElementType::Tri3)
+    scatter_elements("fegpu::elastic::lumped_mass", scatter, coloring, mesh.num_elems(), mass,
+                     LumpedMass<3>{gather<3>(mesh), mats, em});
+  else
+    scatter_elements("fegpu::elastic::lumped_mass", scatter, coloring, mesh.num_elems(), mass,
+                     LumpedMass<6>{gather<6>(mesh), mats, em});
+}
+
+void internal_force(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, ScatterStrategy scatter,
+                    const Coloring &coloring, const DofView &u, const DofView &f) {
+  if (mesh.type == ElementType::Tri3)
+    scatter_elements("fegpu::elastic::internal_force", scatter, coloring, mesh.num_elems(), f,
+                     InternalForce<3>{gather<3>(mesh), mats, em, u});
+  else
+    scatter_elements("fegpu::elastic::internal_force", scatter, coloring, mesh.num_elems(), f,
+                     InternalForce<6>{gather<6>(mesh), mats, em, u});
+}
+
+} // namespace kernels
+
+} // namespace fegpu::elastic

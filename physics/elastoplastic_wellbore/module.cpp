@@ -1,0 +1,94 @@
+/// \file module.cpp
+/// `physics: elastoplastic_wellbore`: the problem read, the model built with its linear solver,
+/// and the load steps: each ramps the boundary tractions, iterates to equilibrium (nonlinear.hpp)
+/// and writes its state.
+#include "fegpu/core/module.hpp"
+#include "direct.hpp"
+#include "fegpu/core/error.hpp"
+#include "fegpu/driver/progress.hpp"
+#include "problem.hpp"
+
+#include <cstdio>
+#include <memory>
+
+namespace fegpu::wellbore {
+
+namespace {
+
+class WellboreSimulation : public Simulation {
+public:
+  WellboreSimulation(const InputNode &root, const RunOptions &opts) : opts_(opts), p_(parse_problem(root, opts)) {}
+
+  void setup() override {
+    auto phase = timer_.scope("setup");
+    model_ = std::make_unique<WellboreModel>(p_.mesh, p_.config);
+    if (p_.direct) model_->set_direct_solver(std::make_shared<DirectSolver>());
+    if (p_.annulus) {
+      auto mg = std::make_shared<Multigrid>(*p_.annulus, p_.config);
+      if (!opts_.quiet) std::printf("multigrid: %d levels\n", mg->levels());
+      model_->set_multigrid(std::move(mg));
+    }
+    if (opts_.quiet) return;
+    std::printf("mesh: %d nodes, %d %s elements, %d integration points each; %d dofs, %d nonzeros\n",
+                model_->num_nodes(), model_->num_elems(), type_name(p_.mesh.type).c_str(), model_->operators().points,
+                model_->num_dofs(), static_cast<int>(model_->matrix().cols.extent(0)));
+  }
+
+  void run() override {
+    LoadStepOutput output(p_, opts_);
+    DofView u("fegpu::wellbore::u", model_->num_nodes(), 2);
+    const int steps = p_.load_steps;
+    for (int step = 1; step <= steps; ++step) {
+      const double lambda = double(step) / steps;
+      model_->set_load_factor(lambda);
+      bool converged = false;
+      std::vector<IterationRecord> history;
+      {
+        auto phase = timer_.scope("nonlinear_solve");
+        history = solve_load_step(*model_, u, p_.solver, converged);
+      }
+      if (!opts_.quiet) {
+        int cg = 0;
+        std::printf("load step %d/%d (factor %.4f), %s:", step, steps, lambda, to_string(p_.solver.method).c_str());
+        for (const IterationRecord &r : history)
+          std::printf(" %.2e", r.residual), cg += r.linear;
+        std::printf(" (%zu iterations, %d CG iterations)\n", history.size() - 1, cg);
+      }
+      if (!converged) {
+        char msg[200];
+        std::snprintf(msg, sizeof msg,
+                      "load step %d did not converge: relative residual %.3e after %d iterations (tolerance %.1e)",
+                      step, history.back().residual, p_.solver.max_iterations, p_.solver.tolerance);
+        throw RunError(msg);
+      }
+      model_->commit(u);
+      auto phase = timer_.scope("output");
+      output.write(*model_, u, lambda, history);
+    }
+    {
+      auto phase = timer_.scope("output");
+      output.finish();
+    }
+    if (opts_.quiet) return;
+    const Fields &f = output.fields();
+    std::printf("done: %d load steps; %ld integration points yielded, out to r = %.5f; output %s\n", steps,
+                f.plastic_points, f.plastic_radius, output.path().c_str());
+    std::printf("time per phase:\n%s", timer_.summary().c_str());
+  }
+
+private:
+  RunOptions opts_;
+  Problem p_;
+  PhaseTimer timer_;
+  std::unique_ptr<WellboreModel> model_;
+};
+
+} // namespace
+
+FEGPU_REGISTER_MODULE(elastoplastic_wellbore, "elastoplastic_wellbore",
+                      "quasi-static Mohr-Coulomb elastoplasticity around a wellbore (integration-point operators)",
+                      [](const InputNode &root, const RunOptions &opts) -> std::unique_ptr<Simulation> {
+                        return std::make_unique<WellboreSimulation>(root, opts);
+                      });
+
+} // namespace fegpu::wellbore

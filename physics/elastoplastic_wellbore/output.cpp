@@ -1,0 +1,146 @@
+/// \file output.cpp
+/// The wellbore's output: per load step the displacement, the stresses and the equivalent plastic
+/// strain projected to the nodes and averaged per element, and the load step's globals; at the
+/// end a CSV profile along a ray, located by inverting the element maps.
+#include "fegpu/core/error.hpp"
+#include "problem.hpp"
+
+#include <cmath>
+#include <fstream>
+
+namespace fegpu::wellbore {
+
+namespace {
+
+ExodusVariables variables() {
+  ExodusVariables vars;
+  const char *names[5] = {"stress_xx", "stress_yy", "stress_zz", "stress_xy", "equivalent_plastic_strain"};
+  vars.nodal = {"displacement_x", "displacement_y"};
+  for (const char *n : names)
+    vars.nodal.push_back(n), vars.element.push_back(n);
+  vars.element.push_back("plastic");
+  vars.global = {"load_factor", "iterations", "residual", "cg_iterations", "plastic_points", "plastic_radius"};
+  return vars;
+}
+
+Fields project(const WellboreModel &m, const HostMesh &h) {
+  const auto S = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.stress());
+  const auto P = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.plastic_strain());
+  const auto R = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.regime());
+  const auto W = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.operators().W);
+  const auto xy = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.operators().xy);
+  const Index ne = m.num_elems(), nn = m.num_nodes();
+  const int np = m.operators().points, npe = m.operators().nodes;
+  Fields f;
+  f.element.assign(5, std::vector<double>(ne, 0.0));
+  f.nodal.assign(5, std::vector<double>(nn, 0.0));
+  f.plastic.assign(ne, 0.0);
+  std::vector<double> weight(nn, 0.0);
+  for (Index e = 0; e < ne; ++e) {
+    double area = 0;
+    for (int q = 0; q < np; ++q) {
+      area += W(e, q);
+      for (int c = 0; c < 4; ++c)
+        f.element[c][e] += W(e, q) * S(e, q, c);
+      f.element[4][e] += W(e, q) * P(e, q);
+      if (R(e, q) != 0) {
+        f.plastic[e] += 1.0 / np, ++f.plastic_points;
+        f.plastic_radius = std::max(f.plastic_radius, std::hypot(xy(e, q, 0), xy(e, q, 1)));
+      }
+    }
+    for (int c = 0; c < 5; ++c)
+      f.element[c][e] /= area;
+    for (int k = 0; k < npe; ++k) {
+      const Index n = h.conn[npe * e + k];
+      weight[n] += area;
+      for (int c = 0; c < 5; ++c)
+        f.nodal[c][n] += area * f.element[c][e];
+    }
+  }
+  for (Index n = 0; n < nn; ++n)
+    for (int c = 0; c < 5; ++c)
+      f.nodal[c][n] /= weight[n];
+  return f;
+}
+
+/// Samples the displacement and the projected fields along the ray at `angle` degrees from the
+/// smallest to the largest nodal radius, locating each point by inverting the element maps.
+void write_profile(const std::string &path, const HostMesh &h, const QuadBasis &basis, const std::vector<double> &u,
+                   const Fields &f, double angle) {
+  const int npe = basis.nodes;
+  const Index ne = static_cast<Index>(h.conn.size() / npe), nn = static_cast<Index>(h.xyz.size() / 3);
+  const double c = std::cos(angle * M_PI / 180), s = std::sin(angle * M_PI / 180);
+  double rmin = 1e300, rmax = 0;
+  for (Index n = 0; n < nn; ++n) {
+    const double r = std::hypot(h.xyz[3 * n], h.xyz[3 * n + 1]);
+    rmin = std::min(rmin, r), rmax = std::max(rmax, r);
+  }
+  std::ofstream out(path);
+  if (!out) throw RunError("cannot write " + path);
+  out << "r,u_r,sigma_rr,sigma_tt,sigma_zz,equivalent_plastic_strain\n";
+  out.precision(10);
+  const int samples = 400;
+  int written = 0;
+  for (int i = 0; i <= samples; ++i) {
+    const double r = rmin * std::pow(rmax / rmin, double(i) / samples), x = r * c, y = r * s;
+    for (Index e = 0; e < ne; ++e) {
+      double lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300};
+      for (int k = 0; k < npe; ++k)
+        for (int d = 0; d < 2; ++d) {
+          const double v = h.xyz[3 * h.conn[npe * e + k] + d];
+          lo[d] = std::min(lo[d], v), hi[d] = std::max(hi[d], v);
+        }
+      const double tol = 1e-9 * rmax;
+      if (x < lo[0] - tol || x > hi[0] + tol || y < lo[1] - tol || y > hi[1] + tol) continue;
+      double xi, eta, N[kMaxQuadNodes], dN[kMaxQuadNodes][2];
+      inverse_map(basis, h, e, x, y, xi, eta);
+      if (std::abs(xi) > 1 + 1e-9 || std::abs(eta) > 1 + 1e-9) continue;
+      basis.eval(xi, eta, N, dN);
+      double v[7] = {0, 0, 0, 0, 0, 0, 0}; // ux, uy, sxx, syy, szz, sxy, eqps
+      for (int k = 0; k < npe; ++k) {
+        const Index n = h.conn[npe * e + k];
+        v[0] += N[k] * u[n], v[1] += N[k] * u[nn + n];
+        for (int q = 0; q < 5; ++q)
+          v[2 + q] += N[k] * f.nodal[q][n];
+      }
+      out << r << ',' << v[0] * c + v[1] * s << ',' << v[2] * c * c + v[3] * s * s + 2 * v[5] * c * s << ','
+          << v[2] * s * s + v[3] * c * c - 2 * v[5] * c * s << ',' << v[4] << ',' << v[6] << '\n';
+      ++written;
+      break;
+    }
+  }
+  if (written == 0)
+    throw RunError("output.ray_angle: the ray at " + std::to_string(angle) + " degrees misses the mesh");
+}
+} // namespace
+
+LoadStepOutput::LoadStepOutput(const Problem &p, const RunOptions &opts)
+    : problem_(p), profile_path_(p.profile.empty() ? "" : opts.output_path(p.profile)),
+      writer_(opts.output_path(p.file), p.mesh, variables(), "fegpu-kk elastoplastic_wellbore") {}
+
+void LoadStepOutput::write(const WellboreModel &m, const DofView &u, double lambda,
+                           const std::vector<IterationRecord> &history) {
+  const Index nn = m.num_nodes();
+  fields_ = project(m, problem_.mesh);
+  const auto hu = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u);
+  u_.assign(hu.data(), hu.data() + 2 * nn); // component-major: x then y
+  std::vector<const double *> np = {u_.data(), u_.data() + nn}, ep;
+  for (const auto &v : fields_.nodal)
+    np.push_back(v.data());
+  for (const auto &v : fields_.element)
+    ep.push_back(v.data());
+  ep.push_back(fields_.plastic.data());
+  int cg = 0;
+  for (const IterationRecord &r : history)
+    cg += r.linear;
+  writer_.write_step(lambda, np, ep,
+                     {lambda, double(history.size() - 1), history.back().residual, double(cg),
+                      double(fields_.plastic_points), fields_.plastic_radius});
+}
+
+void LoadStepOutput::finish() {
+  if (profile_path_.empty()) return;
+  write_profile(profile_path_, problem_.mesh, QuadBasis(problem_.mesh.type), u_, fields_, problem_.ray_angle);
+}
+
+} // namespace fegpu::wellbore

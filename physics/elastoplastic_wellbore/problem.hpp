@@ -1,0 +1,60 @@
+#pragma once
+/// \file problem.hpp
+/// The wellbore module between its input file and its model: the problem read from the input
+/// (input.cpp) and the output of each load step (output.cpp).
+#include "fegpu/driver/config.hpp"
+#include "fegpu/io/exodus.hpp"
+#include "multigrid.hpp"
+#include "nonlinear.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fegpu::wellbore {
+
+/// Everything the input says.
+struct Problem {
+  HostMesh mesh;
+  Config config;
+  NonlinearOptions solver;
+  int load_steps = 1;
+  bool direct = false;                ///< CHOLMOD on the host instead of conjugate gradients
+  std::optional<AnnulusSpec> annulus; ///< set when multigrid preconditions the solves
+  std::string file = "wellbore.e", profile;
+  double ray_angle = 45.0;
+};
+
+/// Reads the module's sections and its mesh; throws InputError at the offending key.
+Problem parse_problem(const InputNode &root, const RunOptions &opts);
+
+/// Element averages and nodal projections (area-weighted averages of the elements around a node)
+/// of the integration-point fields: stress xx, yy, zz, xy and the equivalent plastic strain.
+struct Fields {
+  std::vector<std::vector<double>> element, nodal; // [field][entity]
+  std::vector<double> plastic;                     // fraction of each element's points that yielded
+  long plastic_points = 0;
+  double plastic_radius = 0; ///< largest distance from the origin of a yielded point
+};
+
+/// The Exodus file of the load steps (time = the load factor) and, at the end, the CSV profile
+/// along a ray.
+class LoadStepOutput {
+public:
+  LoadStepOutput(const Problem &p, const RunOptions &opts);
+  /// Writes the converged state of a load step.
+  void write(const WellboreModel &m, const DofView &u, double lambda, const std::vector<IterationRecord> &history);
+  /// Writes the profile of the last state written, where the input asks for one.
+  void finish();
+  const Fields &fields() const { return fields_; }
+  const std::string &path() const { return writer_.path(); }
+
+private:
+  const Problem &problem_;
+  std::string profile_path_;
+  ExodusWriter writer_;
+  Fields fields_;
+  std::vector<double> u_; ///< the last displacement written, component-major
+};
+
+} // namespace fegpu::wellbore
