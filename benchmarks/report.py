@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""benchmarks/RESULTS.md from the kept results of every machine (benchmarks/run calls this).
+
+  report.py collect --machine NAME --commit REV --version FILE --build DIR --out FILE bench_*.json
+      one machine's Google Benchmark outputs, with its device, build and commit, into one file
+      (rows of programs not run this time are kept from the file's last version);
+  report.py write --out RESULTS.md results/*.json
+      the whole RESULTS.md: one table per module, a column per machine, and the floor lines.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import sys
+
+# Module sections: title, the benchmark name prefixes they hold, and what the seeds published.
+SECTIONS = [
+    ("Memory bandwidth (`bench_stream`)", ["Triad"], None),
+    ("Elastodynamics: one explicit step (`bench_step`)", ["Step/"], None),
+    ("Mesh: topology and colouring (`bench_mesh`)", ["TopologyBuild", "ElementColoring"], None),
+    ("Cohesive insertion, the seed's Table A.2 (`bench_insertion`)", ["Insertion"],
+     "seed 001's GPU: 36.3 ms (240,000 elements) and 176.1 ms (3,840,000); its CPU core 9.29 s and 150 s"),
+    ("Fracture step, ten steps an iteration (`bench_fracture`)", ["FractureStep/", "FragmentedParts/"],
+     "the seeds give no per-step figure for this module"),
+    ("MITC4 shells, ten steps an iteration (`bench_shell`)", ["PinchedCylinder", "CircularPlate", "LaunchFloor"],
+     "seed 003's K20: 5.49 steps/s on the 3.28M-element cylinder (its Table 5)"),
+    ("Elastoplastic wellbore (`bench_wellbore`)", ["Residual", "Jacobian", "LinearSolve", "NonlinearSolve"],
+     "seed 002 (the thesis), Table 7.4: 2.5 s for one solution update at l = 4, p = 2"),
+]
+
+UNIT_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
+
+
+def slurp(path):
+    with open(path) as fh:
+        return fh.read()
+
+
+def compiler(build_dir):
+    """The C++ compiler's id and version, as CMake found them."""
+    root = os.path.join(build_dir, "CMakeFiles")
+    for d in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+        path = os.path.join(root, d, "CMakeCXXCompiler.cmake")
+        if os.path.exists(path):
+            text = slurp(path)
+            cid = re.search(r'set\(CMAKE_CXX_COMPILER_ID "([^"]*)"\)', text)
+            ver = re.search(r'set\(CMAKE_CXX_COMPILER_VERSION "([^"]*)"\)', text)
+            return f"{cid.group(1) if cid else '?'} {ver.group(1) if ver else ''}".strip()
+    return "?"
+
+
+def build_info(version_text, build_dir):
+    cache_path = os.path.join(build_dir, "CMakeCache.txt")
+    cache_text = slurp(cache_path) if os.path.exists(cache_path) else ""
+
+    def line(prefix):
+        for l in version_text.splitlines():
+            if l.startswith(prefix):
+                return l[len(prefix):].strip()
+        return "?"
+
+    def cache(key):
+        m = re.search(r"^" + re.escape(key) + r":[A-Z]*=(.*)$", cache_text, re.M)
+        return m.group(1).strip() if m else ""
+
+    flags = " ".join(f for f in (cache("CMAKE_CXX_FLAGS"), cache("CMAKE_CXX_FLAGS_RELEASE")) if f)
+    return {
+        "kokkos": line("Kokkos"),
+        "backends": line("backends:"),
+        "device": line("device:"),
+        "kokkoskernels": line("KokkosKernels:"),
+        "mpi": line("MPI:") if "MPI:" in version_text else "no",
+        "compiler": compiler(build_dir),
+        "flags": flags,
+        "native": "yes" if re.search(r"-march=native|KOKKOS_ARCH_NATIVE", flags + cache("FEGPU_NATIVE")) or
+                  cache("FEGPU_NATIVE") in ("ON", "1", "TRUE") else "no",
+    }
+
+
+def collect(a):
+    rows = {}
+    if os.path.exists(a.out):
+        old = json.loads(slurp(a.out))
+        rows = {r["name"]: r for r in old.get("benchmarks", [])}
+    context = {}
+    for f in a.files:
+        try:
+            data = json.loads(slurp(f))
+        except (OSError, json.JSONDecodeError) as e:
+            print(f"report.py: skipping {f}: {e}", file=sys.stderr)
+            continue
+        program = os.path.basename(f).rsplit(".", 1)[0]
+        rows = {k: v for k, v in rows.items() if v.get("program") != program}  # this run replaces them
+        context = data.get("context", context)
+        for b in data["benchmarks"]:
+            if b.get("run_type") == "aggregate" or b.get("error_occurred"):
+                continue
+            b["program"] = program
+            b["name"] = b["name"].replace("/real_time", "").replace("/iterations:1", "").replace("/iterations:5", "")
+            rows[b["name"]] = b
+    out = {
+        "machine": a.machine,
+        "commit": a.commit,
+        "date": datetime.date.today().isoformat(),
+        "host": context.get("host_name", "?"),
+        "cpus": context.get("num_cpus", "?"),
+        "build": build_info(slurp(a.version), a.build),
+        "benchmarks": sorted(rows.values(), key=lambda r: r["name"]),
+    }
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+    with open(a.out, "w") as fh:
+        json.dump(out, fh, indent=1)
+
+
+def ms(b):
+    return b["real_time"] * UNIT_MS[b.get("time_unit", "ns")]
+
+
+def fmt_time(t_ms):
+    if t_ms >= 1000:
+        return f"{t_ms / 1000:.3g} s"
+    if t_ms >= 1:
+        return f"{t_ms:.3g} ms"
+    return f"{t_ms * 1000:.3g} us"
+
+
+def bytes_per_s(b):
+    if "bytes_per_second" in b:
+        return b["bytes_per_second"]
+    return b.get("GB/s", 0.0)  # bench_wellbore's counter holds bytes per second
+
+
+def triad(machine):
+    for b in machine["benchmarks"]:
+        if b["name"].startswith("Triad"):
+            return bytes_per_s(b)
+    return 0.0
+
+
+def cell(b, stream):
+    """Time, then the rate that says most: share of the triad bandwidth, or elements per second."""
+    text = fmt_time(ms(b))
+    bw = bytes_per_s(b)
+    if bw > 0:
+        text += f", {bw / 1e9:.0f} GB/s" + (f" ({100 * bw / stream:.0f}%)" if stream > 0 and
+                                           not b["name"].startswith("Triad") else "")
+    elif "element_steps_per_s" in b:
+        text += f", {b['element_steps_per_s']:.2e} el-steps/s"
+    elif b.get("items_per_second"):
+        text += f", {b['items_per_second']:.2e} el/s"
+    for key in ("cg_iterations", "colors"):
+        if key in b:
+            text += f", {int(b[key])} {'CG it.' if key == 'cg_iterations' else 'colours'}"
+    return text
+
+
+def floor_lines(title, machines):
+    """A few lines per module: the largest case of each machine against its bandwidth floor."""
+    out = []
+    for m in machines:
+        stream = triad(m)
+        rows = {b["name"]: b for b in m["benchmarks"]}
+        label = m["machine"]
+        if title.startswith("Elastodynamics"):
+            cands = [b for n, b in rows.items() if n.startswith("Step/t6_atomic/")]
+            if cands and stream > 0:
+                b = max(cands, key=lambda r: r.get("elements", 0))
+                need = bytes_per_s(b) * ms(b) / 1e3
+                out.append(f"- {label}: T6, atomics, {int(b['elements']):,} elements: {fmt_time(ms(b))} a step; "
+                           f"its minimal traffic ({need / 1e9:.2f} GB) at the triad's {stream / 1e9:.0f} GB/s takes "
+                           f"{fmt_time(1e3 * need / stream)}: {100 * need / stream / (ms(b) / 1e3):.0f}% of the floor.")
+        elif title.startswith("Elastoplastic"):
+            cands = [b for n, b in rows.items() if n.startswith("Residual/fused/")]
+            for b in cands:
+                if stream > 0 and bytes_per_s(b) > 0:
+                    out.append(f"- {label}: fused residual {b['name'].split('/', 2)[2]}: {fmt_time(ms(b))}, "
+                               f"{100 * bytes_per_s(b) / stream:.0f}% of the triad bandwidth.")
+        elif title.startswith("MITC4"):
+            cands = [b for n, b in rows.items() if n.startswith("PinchedCylinder/standard_atomic/")]
+            if cands and stream > 0:
+                b = max(cands, key=lambda r: r.get("elements", 0))
+                step = ms(b) / 10
+                once = b["bytes_per_element"] * b["elements"] / stream * 1e3
+                out.append(f"- {label}: cylinder, {int(b['elements']):,} elements, standard scheme with atomics: "
+                           f"{fmt_time(step)} a step, {b['steps_per_s']:.0f} steps/s; reading its "
+                           f"{b['bytes_per_element']:.0f} bytes an element once would take {fmt_time(once)}.")
+        elif title.startswith("Cohesive insertion"):
+            cands = [b for n, b in rows.items() if n.startswith("Insertion/global_atomic/")]
+            if cands:
+                b = max(cands, key=lambda r: r.get("elements", 0))
+                out.append(f"- {label}: {int(b['elements']):,} elements, global atomic counter, arrays grown: "
+                           f"{fmt_time(ms(b))}.")
+        elif title.startswith("Fracture"):
+            for case in ("intact", "fragmented_check"):
+                cands = [b for n, b in rows.items() if n.startswith(f"FractureStep/{case}/") and n.endswith("/1/0")]
+                if cands:
+                    b = max(cands, key=lambda r: r.get("elements", 0))
+                    out.append(f"- {label}: {case.replace('_', ', checked every step').replace('intact', 'intact, checked every step')}"
+                               f", {int(b['elements']):,} elements, atomics: {fmt_time(ms(b) / 10)} a step, "
+                               f"{b.get('items_per_second', 0):.2e} element-steps/s.")
+    return out
+
+
+def write(a):
+    machines = [json.loads(slurp(f)) for f in a.files]
+    machines.sort(key=lambda m: (m["build"]["backends"].find("Cuda") < 0, m["machine"]))
+    lines = ["# Benchmark results", "",
+             "Written by `benchmarks/run` from `benchmarks/results/*.json`; do not edit. How to read it and",
+             "how to add a machine: [docs/performance.md](../docs/performance.md). A cell gives the time of one",
+             "benchmark iteration and its rate; a percentage is the share of that machine's own triad bandwidth",
+             "at which the benchmark moves its minimal bytes (each array entry read or written once).", "",
+             "| machine | device | build | commit | date | triad bandwidth |", "|---|---|---|---|---|---:|"]
+    for m in machines:
+        b = m["build"]
+        build = f"Kokkos {b['kokkos']} ({b['backends'].strip()}), {b['compiler']}, KokkosKernels {b['kokkoskernels']}, " \
+                f"MPI {b['mpi']}, native flags {b['native']}"
+        lines.append(f"| {m['machine']} | {b['device']}; {m['cpus']} host CPUs | {build} | {m['commit']} | "
+                     f"{m['date']} | {triad(m) / 1e9:.0f} GB/s |")
+    for title, prefixes, seed in SECTIONS:
+        names = sorted({b["name"] for m in machines for b in m["benchmarks"]
+                        if any(b["name"].startswith(p) for p in prefixes)},
+                       key=lambda n: [int(t) if t.isdigit() else t for t in n.split("/")])
+        if not names:
+            continue
+        lines += ["", f"## {title}", "", "| benchmark | " + " | ".join(m["machine"] for m in machines) + " |",
+                  "|---|" + "---:|" * len(machines)]
+        for n in names:
+            cells = []
+            for m in machines:
+                b = next((r for r in m["benchmarks"] if r["name"] == n), None)
+                cells.append(cell(b, triad(m)) if b else "")
+            lines.append(f"| {n} | " + " | ".join(cells) + " |")
+        floor = floor_lines(title, machines)
+        if floor or seed:
+            lines.append("")
+        lines += floor
+        if seed:
+            lines.append(f"- Published: {seed}.")
+    with open(a.out, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    sub = p.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect")
+    for k in ("machine", "commit", "version", "build", "out"):
+        c.add_argument("--" + k, required=True)
+    c.add_argument("files", nargs="*")
+    w = sub.add_parser("write")
+    w.add_argument("--out", required=True)
+    w.add_argument("files", nargs="*")
+    a = p.parse_args()
+    collect(a) if a.cmd == "collect" else write(a)
+
+
+if __name__ == "__main__":
+    main()
