@@ -1,5 +1,5 @@
 /// \file main.cpp
-/// fegpu-kk input.yaml [--output-dir DIR] [--check] [--quiet] [kokkos options]
+/// fegpu-kk input.yaml [--output-dir DIR] [--check] [--quiet] [--profile] [kokkos options]
 /// Exit status: 0 success, 1 usage error, 2 bad input, 3 the run failed.
 #include "fegpu/core/error.hpp"
 #include "fegpu/core/module.hpp"
@@ -19,12 +19,13 @@ namespace {
 constexpr int kUsage = 1, kBadInput = 2, kRunFailed = 3;
 
 void print_help() {
-  std::printf("usage: fegpu-kk INPUT.yaml [--output-dir DIR] [--check] [--quiet] [--kokkos-... options]\n"
+  std::printf("usage: fegpu-kk INPUT.yaml [--output-dir DIR] [--check] [--quiet] [--profile] [--kokkos-... options]\n"
               "       fegpu-kk --help | --version\n\n"
               "Runs the finite-element simulation that INPUT.yaml describes and writes Exodus II output.\n"
               "  --output-dir DIR  where output files go (default: the current folder)\n"
               "  --check           validate the input (including the mesh) and exit\n"
               "  --quiet           print nothing but errors\n"
+              "  --profile         time the phases inside each step too (fences the device at each)\n"
               "  --kokkos-help     Kokkos' own options (threads, device, tools)\n\n"
               "Physics modules:\n");
   for (const auto &m : fegpu::ModuleRegistry::instance().modules())
@@ -81,6 +82,8 @@ int run(int argc, char **argv) {
       check = true;
     else if (a == "--quiet" || a == "-q")
       opts.quiet = true;
+    else if (a == "--profile")
+      opts.profile = true;
     else if (a == "--output-dir") {
       if (i + 1 >= argc) {
         std::fprintf(stderr, "fegpu-kk: --output-dir needs a folder\n");

@@ -104,6 +104,31 @@ TEST_F(App, GoodRunWritesReadableExodus) {
   EXPECT_TRUE(std::all_of(uy.begin(), uy.end(), [](double v) { return std::isfinite(v); }));
 }
 
+TEST_F(App, ProfileSplitsTheTimeLoopIntoPhases) {
+  // Without --profile the table has the coarse phases only (no fences inside a step); with it, the
+  // step's phases too, and the phases still add up to 100%.
+  const Result plain = run(kGood);
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  EXPECT_NE(plain.out.find("time_loop"), std::string::npos);
+  EXPECT_EQ(plain.out.find("nodal_update"), std::string::npos) << plain.out;
+  const Result r = run(kGood, "--profile");
+  ASSERT_EQ(r.status, 0) << r.err;
+  double percent = 0;
+  for (const char *phase : {"setup", "start", "nodal_update", "forces", "energies", "output_fields", "output"}) {
+    const auto at = r.out.find("\n  " + std::string(phase) + " ");
+    ASSERT_NE(at, std::string::npos) << "no phase " << phase << " in: " << r.out;
+  }
+  std::istringstream table(r.out.substr(r.out.find("time per phase:")));
+  std::string line;
+  std::getline(table, line);
+  while (std::getline(table, line)) {
+    double seconds = 0, share = 0;
+    char name[64];
+    if (std::sscanf(line.c_str(), " %63s %lf s %lf %%", name, &seconds, &share) == 3) percent += share;
+  }
+  EXPECT_NEAR(percent, 100.0, 0.5);
+}
+
 TEST_F(App, QuietAndCheckWriteNothing) {
   Result r = run(kGood, "--check");
   EXPECT_EQ(r.status, 0) << r.err;

@@ -4,6 +4,7 @@
 /// (with atomics), or stores them for a second pass over the bulk elements touching a cohesive
 /// element, colour by colour (seed sections 6.4 and 6.6).
 #include "cohesive_facet.hpp"
+#include "fegpu/driver/progress.hpp"
 
 namespace fegpu::cohesive {
 
@@ -120,7 +121,7 @@ void FractureModel::add_internal_force(const DofView &u, const DofView &f) {
   bulk_.add_internal_force(u, f);
   const Index nc = cracked_->num_cohesive();
   if (nc == 0) return;
-  Kokkos::Profiling::ScopedRegion r("fegpu::cohesive::cohesive_force");
+  StepPhase phase("fegpu::cohesive::cohesive_force", "cohesive_forces");
   if (bulk_.mesh().type == ElementType::Tri3)
     cohesive_forces<3>(u, f);
   else

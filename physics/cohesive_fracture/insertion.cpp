@@ -3,6 +3,7 @@
 #include "insertion.hpp"
 
 #include "fegpu/core/error.hpp"
+#include "fegpu/driver/progress.hpp"
 
 #include <algorithm>
 #include <type_traits>
@@ -408,7 +409,7 @@ void CrackedMesh::renumber_nodes(const IndexView &new_id) {
 }
 
 Index CrackedMesh::fracture(const DeviceView<uint8_t *> &facets, CounterStrategy strategy) {
-  Kokkos::Profiling::ScopedRegion region("fegpu::cohesive::fracture");
+  StepPhase phase("fegpu::cohesive::fracture", "insertion");
   FEGPU_CHECK(static_cast<Index>(facets.extent(0)) == topology.num_facets, "one flag per facet");
   const Index flagged = insertion_kernels::count_flags(facets, facet2coh, topology.facet2elem);
   if (flagged == 0) return 0;

@@ -4,6 +4,7 @@
 /// the split nodes, nodal fields carried over, and the list of bulk elements that scatter
 /// cohesive forces colour by colour.
 #include "cohesive_facet.hpp"
+#include "fegpu/driver/progress.hpp"
 
 #include <algorithm>
 
@@ -135,7 +136,7 @@ bool FractureModel::update_topology(const DofView &u, double /*time*/, long step
 }
 
 void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
-  Kokkos::Profiling::ScopedRegion r("fegpu::cohesive::grow");
+  StepPhase phase("fegpu::cohesive::grow", "model_update");
   const Index n = cracked_->num_nodes();
   // Cohesive storage follows the insertion's amortised capacity. One pass puts the points in the
   // cohesive elements' new (facet) order and starts the new ones; rows past the live count are

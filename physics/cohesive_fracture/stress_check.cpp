@@ -3,6 +3,7 @@
 /// intact crackable facet's traction from them against the PPR strengths, and the insertion of
 /// cohesive elements at the facets that reach them.
 #include "cohesive_facet.hpp"
+#include "fegpu/driver/progress.hpp"
 
 namespace fegpu::cohesive {
 
@@ -99,7 +100,7 @@ Index FractureModel::check_and_insert(const DofView &u) {
 }
 
 template <int NPE> Index FractureModel::check_and_insert(const DofView &u) {
-  Kokkos::Profiling::ScopedRegion r("fegpu::cohesive::check_and_insert");
+  StepPhase phase("fegpu::cohesive::stress_check", "stress_check");
   const Mesh &m = bulk_.mesh();
   const Index n = m.num_nodes(), ne = m.num_elems();
   const auto scatter = bulk_.config().scatter;

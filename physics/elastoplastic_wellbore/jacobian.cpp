@@ -4,6 +4,7 @@
 #include "point_update.hpp"
 
 #include "direct.hpp"
+#include "fegpu/driver/progress.hpp"
 #include "multigrid.hpp"
 
 namespace fegpu::wellbore {
@@ -81,7 +82,7 @@ struct JacobianBlock {
 } // namespace
 
 void WellboreModel::jacobian(const DofView &u) {
-  Kokkos::Profiling::ScopedRegion region("fegpu::wellbore::jacobian");
+  StepPhase phase("fegpu::wellbore::jacobian", "jacobian");
   const Index nn = mesh_.num_nodes();
   const auto row_ptr = K_.row_ptr;
   const auto cols = K_.cols;
@@ -115,7 +116,7 @@ int WellboreModel::solve(const DofView &b, const DofView &x, double rtol, int ma
     direct_->solve(b, x);
     return 0;
   }
-  Kokkos::Profiling::ScopedRegion region("fegpu::wellbore::cg");
+  StepPhase phase("fegpu::wellbore::cg", "linear_solve");
   const Index n = K_.rows();
   return conjugate_gradients(K_, RealView(b.data(), n), RealView(x.data(), n), rtol, max_iterations, mg_.get());
 }

@@ -17,9 +17,12 @@ namespace {
 
 class WellboreSimulation : public Simulation {
 public:
-  WellboreSimulation(const InputNode &root, const RunOptions &opts) : opts_(opts), p_(parse_problem(root, opts)) {}
+  WellboreSimulation(const InputNode &root, const RunOptions &opts) : opts_(opts), p_(parse_problem(root, opts)) {
+    timer_.set_profiling(opts.profile);
+  }
 
   void setup() override {
+    const PhaseTimer::Activate active(timer_);
     auto phase = timer_.scope("setup");
     model_ = std::make_unique<WellboreModel>(p_.mesh, p_.config);
     if (p_.direct) model_->set_direct_solver(std::make_shared<DirectSolver>());
@@ -35,6 +38,7 @@ public:
   }
 
   void run() override {
+    const PhaseTimer::Activate active(timer_);
     LoadStepOutput output(p_, opts_);
     DofView u("fegpu::wellbore::u", model_->num_nodes(), 2);
     const int steps = p_.load_steps;

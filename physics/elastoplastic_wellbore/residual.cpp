@@ -6,6 +6,7 @@
 #include "point_update.hpp"
 
 #include "fegpu/core/error.hpp"
+#include "fegpu/driver/progress.hpp"
 #include "fegpu/mesh/topology.hpp"
 
 namespace fegpu::wellbore {
@@ -211,7 +212,7 @@ struct ResidualClassical {
 } // namespace
 
 void WellboreModel::residual(const DofView &u, const DofView &R) {
-  Kokkos::Profiling::ScopedRegion region("fegpu::wellbore::residual");
+  StepPhase phase("fegpu::wellbore::residual", "residual");
   const int np = ops_.points, npe = ops_.nodes;
   const Index nn = mesh_.num_nodes();
   Kokkos::deep_copy(R, 0.0);

@@ -1,6 +1,7 @@
 /// \file time_step.cpp
 /// ShellModel's time loop: the step's parameters, the launches of each scheme's kernels, the
 /// nodal loads, the start at t = 0 and the energies at the current time.
+#include "fegpu/driver/progress.hpp"
 #include "force_kernels.hpp"
 
 namespace fegpu::shell {
@@ -169,20 +170,29 @@ void ShellModel::start(double dt) {
 void ShellModel::step() {
   const StepParams p = params();
   if (config_.scheme == Scheme::Standard) {
+    StepPhase phase("fegpu::shell::node_update", "nodal_update");
     step_for("fegpu::shell::node_update", mesh_.num_nodes(), kernel<StandardNodes>(p));
   } else if (config_.scheme == Scheme::Fused) {
+    StepPhase phase("fegpu::shell::fused_step", "fused_step");
     if (pressure_in_elements())
       step_fused<true>(p);
     else
       step_fused<false>(p);
   } else {
+    StepPhase phase("fegpu::shell::element_local_step", "element_local_step");
     step_for("fegpu::shell::element_local_step", mesh_.num_elems(), kernel<LocalStep>(p));
     copies_.current = 1 - copies_.current;
   }
   time_ += dt_;
   ++steps_;
-  apply_nodal_loads();
-  if (config_.scheme == Scheme::Standard) forces_standard(p, true);
+  {
+    StepPhase phase("fegpu::shell::nodal_loads", "nodal_loads");
+    apply_nodal_loads();
+  }
+  if (config_.scheme == Scheme::Standard) {
+    StepPhase phase("fegpu::shell::forces", "forces");
+    forces_standard(p, true);
+  }
 }
 
 Energies ShellModel::energies() const {

@@ -1,6 +1,7 @@
 #include "fegpu/driver/central_difference.hpp"
 
 #include "fegpu/core/error.hpp"
+#include "fegpu/driver/progress.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -168,7 +169,7 @@ void CentralDifference::setup_mass() {
 }
 
 void CentralDifference::adapt_topology() {
-  Kokkos::Profiling::ScopedRegion r("fegpu::driver::adapt_topology");
+  StepPhase phase("fegpu::driver::adapt_topology", "topology_update");
   const Index n = model_.num_nodes();
   const int c = model_.num_components();
   // u and v carry over (new nodes copy their parents: no element sees a change); the mass,
@@ -213,7 +214,7 @@ void CentralDifference::step() {
   const Index ndof = static_cast<Index>(u.extent(0));
   const auto pred = predictor_increment_;
   {
-    Kokkos::Profiling::ScopedRegion r("fegpu::driver::predictor");
+    StepPhase phase("fegpu::driver::predictor", "nodal_update");
     // f_int is cleared for the element kernels.
     if (corrector_pending_) {
       // The last step's corrector and this step's predictor in one pass: a(n) stays in a register.
@@ -252,7 +253,7 @@ void CentralDifference::step() {
     apply_constraints(time_ + dt_);
   }
   {
-    Kokkos::Profiling::ScopedRegion r("fegpu::driver::forces");
+    StepPhase phase("fegpu::driver::forces", "forces");
     external_force(time_ + dt_, fext_);
     model_.add_internal_force(u_, fint_);
   }
@@ -267,7 +268,7 @@ void CentralDifference::step() {
 
 void CentralDifference::finish_step() {
   if (!corrector_pending_) return;
-  Kokkos::Profiling::ScopedRegion r("fegpu::driver::corrector");
+  StepPhase phase("fegpu::driver::corrector", "nodal_update");
   const double dt = dt_, half = 0.5 * dt_;
   const bool loads = !loads_.empty();
   const RealView v = flat(v_), a = flat(a_), m = flat(mass_), fi = flat(fint_), fe = flat(fext_);

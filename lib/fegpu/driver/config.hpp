@@ -29,6 +29,7 @@ struct RunOptions {
   std::string output_dir = ".";
   bool quiet = false;
   bool progress = false; ///< a progress line on stderr (a terminal, not --quiet)
+  bool profile = false;  ///< time the phases inside a step too (--profile; fences at each)
   std::string output_path(const std::string &file) const;
 };
 

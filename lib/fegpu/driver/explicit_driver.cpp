@@ -35,6 +35,7 @@ namespace {
 
 /// The energies, or RunError when they say the run blew up.
 EnergyReport checked_energies(ExplicitIntegrator &in, const Schedule &s) {
+  StepPhase phase("fegpu::driver::energies", "energies");
   EnergyReport e = in.energy_report();
   const bool finite = e.finite();
   if (finite && (e.balance_error <= 0.5 || !in.balance_detects_blowup())) return e;
@@ -51,7 +52,10 @@ EnergyReport checked_energies(ExplicitIntegrator &in, const Schedule &s) {
 /// the module's own.
 void write_frame(ExodusWriter &w, ExplicitIntegrator &in, const Schedule &s, const EnergyReport &e) {
   OutputFrame f;
-  in.fill_output(f);
+  {
+    StepPhase phase("fegpu::driver::output_fields", "output_fields");
+    in.fill_output(f);
+  }
   if (in.take_topology_change() && w.steps_in_file() > 0) w.start_next_file(in.output_mesh());
   std::vector<const double *> np, ep;
   for (const auto &x : f.nodal)
@@ -145,11 +149,13 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
 }
 
 ExplicitSimulation::ExplicitSimulation(const InputNode &root, const RunOptions &opts) : opts_(opts) {
+  timer_.set_profiling(opts.profile);
   time_ = TimeConfig::parse(root.child("time"));
   if (root.has("output")) output_ = OutputConfig::parse(root.child("output"));
 }
 
 void ExplicitSimulation::setup() {
+  const PhaseTimer::Activate active(timer_);
   {
     auto phase = timer_.scope("setup");
     integrator_ = build();
@@ -157,6 +163,9 @@ void ExplicitSimulation::setup() {
   if (!opts_.quiet) std::printf("%s\n", integrator_->description().c_str());
 }
 
-void ExplicitSimulation::run() { run_explicit(*integrator_, time_, output_, opts_, timer_); }
+void ExplicitSimulation::run() {
+  const PhaseTimer::Activate active(timer_);
+  run_explicit(*integrator_, time_, output_, opts_, timer_);
+}
 
 } // namespace fegpu

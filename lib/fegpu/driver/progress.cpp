@@ -30,6 +30,29 @@ void Progress::finish() {
   printed_ = false;
 }
 
+namespace {
+PhaseTimer *active_timer = nullptr;
+} // namespace
+
+PhaseTimer *PhaseTimer::active() { return active_timer; }
+
+PhaseTimer::Activate::Activate(PhaseTimer &t) : previous_(active_timer) { active_timer = &t; }
+
+PhaseTimer::Activate::~Activate() { active_timer = previous_; }
+
+StepPhase::StepPhase(const char *region, const char *phase) {
+  if (active_timer && active_timer->profiling()) {
+    scope_.emplace(*active_timer, phase);
+  } else if (Kokkos::Tools::profileLibraryLoaded()) {
+    Kokkos::Profiling::pushRegion(region);
+    region_ = true;
+  }
+}
+
+StepPhase::~StepPhase() {
+  if (region_) Kokkos::Profiling::popRegion();
+}
+
 PhaseTimer::Scope::Scope(PhaseTimer &owner, std::string name) : owner_(owner), name_(std::move(name)) {
   Kokkos::fence("fegpu::phase_begin");
   Kokkos::Profiling::pushRegion("fegpu::" + name_);
