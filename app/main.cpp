@@ -8,6 +8,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -19,13 +20,15 @@ namespace {
 constexpr int kUsage = 1, kBadInput = 2, kRunFailed = 3;
 
 void print_help() {
-  std::printf("usage: fegpu-kk INPUT.yaml [--output-dir DIR] [--check] [--quiet] [--profile] [--kokkos-... options]\n"
+  std::printf("usage: fegpu-kk INPUT.yaml [--output-dir DIR] [--check] [--quiet] [--profile]\n"
+              "                [--max-steps N] [--kokkos-... options]\n"
               "       fegpu-kk --help | --version\n\n"
               "Runs the finite-element simulation that INPUT.yaml describes and writes Exodus II output.\n"
               "  --output-dir DIR  where output files go (default: the current folder)\n"
               "  --check           validate the input (including the mesh) and exit\n"
               "  --quiet           print nothing but errors\n"
               "  --profile         time the phases inside each step too (fences the device at each)\n"
+              "  --max-steps N     stop an explicit run after N steps (as time.max_steps)\n"
               "  --kokkos-help     Kokkos' own options (threads, device, tools)\n\n"
               "Physics modules:\n");
   for (const auto &m : fegpu::ModuleRegistry::instance().modules())
@@ -84,7 +87,16 @@ int run(int argc, char **argv) {
       opts.quiet = true;
     else if (a == "--profile")
       opts.profile = true;
-    else if (a == "--output-dir") {
+    else if (a == "--max-steps" || a.rfind("--max-steps=", 0) == 0) {
+      const std::string v = a.size() > 11 ? a.substr(12) : (i + 1 < argc ? argv[++i] : "");
+      char *end = nullptr;
+      const long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n <= 0) {
+        std::fprintf(stderr, "fegpu-kk: --max-steps needs a positive whole number, not '%s'\n", v.c_str());
+        return kUsage;
+      }
+      opts.max_steps = n;
+    } else if (a == "--output-dir") {
       if (i + 1 >= argc) {
         std::fprintf(stderr, "fegpu-kk: --output-dir needs a folder\n");
         return kUsage;

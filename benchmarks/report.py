@@ -17,6 +17,7 @@ import sys
 # Module sections: title, the benchmark name prefixes they hold, and what the seeds published.
 SECTIONS = [
     ("Memory bandwidth (`bench_stream`)", ["Triad"], None),
+    ("Examples end to end (`examples.py`), beside their kernels (`bench_examples`)", ["App/"], None),
     ("Elastodynamics: one explicit step (`bench_step`)", ["Step/"], None),
     ("Mesh: topology and colouring (`bench_mesh`)", ["TopologyBuild", "ElementColoring"], None),
     ("Cohesive insertion, the seed's Table A.2 (`bench_insertion`)", ["Insertion"],
@@ -202,6 +203,39 @@ def floor_lines(title, machines):
     return out
 
 
+def example_cell(m, name):
+    rows = {b["name"]: b for b in m["benchmarks"]}
+    app = rows.get(name)
+    if not app:
+        return ""
+    per_step = ms(app)
+    text = f"{app['seconds']:.3g} s, {fmt_time(per_step)}/step"
+    kernel = rows.get("Example/" + name.split("/", 1)[1])
+    if kernel:
+        k = ms(kernel) / 10
+        text += f"; kernels {fmt_time(k)}/step ({per_step / k:.1f}x)"
+    top = sorted(app.get("phases", {}).items(), key=lambda kv: -kv[1])[:3]
+    if top:
+        text += "; " + ", ".join(f"{k} {v:.0f}%" for k, v in top)
+    return text
+
+
+def examples_section(title, names, machines):
+    lines = ["", f"## {title}", "",
+             "Wall time from process start to exit (output included) and per step; the kernels' time per",
+             "step of the same mesh and settings from `bench_examples`, and the ratio; the three largest",
+             "phases of a `--profile` run (`time_loop` there is the host's own work between phases).", "",
+             "| example | elements | steps | " + " | ".join(m["machine"] for m in machines) + " |",
+             "|---|---:|---:|" + "---|" * len(machines)]
+    for n in names:
+        first = next(b for m in machines for b in m["benchmarks"] if b["name"] == n)
+        capped = first.get("max_steps") and first["steps"] == first["max_steps"]
+        steps = f"{first['steps']:,}" + (" (capped)" if capped else "")
+        lines.append(f"| {n.split('/', 1)[1]} | {first['elements']:,} | {steps} | " +
+                     " | ".join(example_cell(m, n) for m in machines) + " |")
+    return lines
+
+
 def write(a):
     machines = [json.loads(slurp(f)) for f in a.files]
     machines.sort(key=lambda m: (m["build"]["backends"].find("Cuda") < 0, m["machine"]))
@@ -222,6 +256,9 @@ def write(a):
                         if any(b["name"].startswith(p) for p in prefixes)},
                        key=lambda n: [int(t) if t.isdigit() else t for t in n.split("/")])
         if not names:
+            continue
+        if prefixes == ["App/"]:
+            lines += examples_section(title, names, machines)
             continue
         lines += ["", f"## {title}", "", "| benchmark | " + " | ".join(m["machine"] for m in machines) + " |",
                   "|---|" + "---:|" * len(machines)]

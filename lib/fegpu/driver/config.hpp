@@ -30,6 +30,7 @@ struct RunOptions {
   bool quiet = false;
   bool progress = false; ///< a progress line on stderr (a terminal, not --quiet)
   bool profile = false;  ///< time the phases inside a step too (--profile; fences at each)
+  long max_steps = 0;    ///< --max-steps: stop an explicit run after this many steps (0: no cap)
   std::string output_path(const std::string &file) const;
 };
 

@@ -151,6 +151,8 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
 ExplicitSimulation::ExplicitSimulation(const InputNode &root, const RunOptions &opts) : opts_(opts) {
   timer_.set_profiling(opts.profile);
   time_ = TimeConfig::parse(root.child("time"));
+  if (opts.max_steps > 0)
+    time_.max_steps = time_.max_steps > 0 ? std::min(time_.max_steps, opts.max_steps) : opts.max_steps;
   if (root.has("output")) output_ = OutputConfig::parse(root.child("output"));
 }
 

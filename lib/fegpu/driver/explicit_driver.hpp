@@ -42,6 +42,9 @@ class ExplicitSimulation : public Simulation {
 public:
   void setup() final;
   void run() final;
+  /// The integrator set-up built (benchmarks step it on their own).
+  ExplicitIntegrator &integrator() { return *integrator_; }
+  const TimeConfig &time() const { return time_; }
 
 protected:
   ExplicitSimulation(const InputNode &root, const RunOptions &opts);
