@@ -1,5 +1,6 @@
 // Exodus II round trip: what the writer puts in a file, the Exodus API reads back exactly.
 #include "fegpu/core/error.hpp"
+#include "fegpu/io/async_writer.hpp"
 #include "fegpu/io/exodus.hpp"
 #include "fegpu/mesh/generators.hpp"
 
@@ -7,7 +8,10 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <unistd.h>
+
+namespace fs = std::filesystem;
 
 using namespace fegpu;
 
@@ -105,6 +109,58 @@ TEST(Exodus, VariablesRoundTripAndSeries) {
   const ExodusReader r2(path + "-s.0001");
   EXPECT_EQ(r2.times().size(), 1u);
   EXPECT_EQ(read_exodus_mesh(path + "-s.0001").conn.size(), std::size_t(12 * 4 * 2 * 6));
+}
+
+TEST(Exodus, TheWriterThreadWritesTheSameFramesAndReportsItsErrors) {
+  // The same frames through the asynchronous writer and the plain one: the files hold the same
+  // values, bit for bit, the series included.
+  const HostMesh h = generate_annulus(ElementType::Tri3, 10, 3, 1.0, 2.0),
+                 h2 = generate_annulus(ElementType::Tri3, 10, 4, 1.0, 2.0);
+  const std::size_t nn = h.xyz.size() / 3, ne = h.conn.size() / 3, nn2 = h2.xyz.size() / 3, ne2 = h2.conn.size() / 3;
+  const ExodusVariables vars{{"u"}, {"s"}, {"g"}};
+  const auto frame = [](std::size_t n, int k) {
+    std::vector<double> v(n);
+    for (std::size_t i = 0; i < n; ++i)
+      v[i] = std::sin(double(i * (k + 1))) / (k + 1);
+    return v;
+  };
+  const std::string plain = temp_file("plain.e"), async = temp_file("async.e");
+  {
+    ExodusWriter w(plain, h, vars);
+    AsyncExodusWriter a(async, h, vars, "fegpu-kk");
+    for (int k = 0; k < 4; ++k) {
+      const bool next = k == 3;
+      const std::size_t n = next ? nn2 : nn, e = next ? ne2 : ne;
+      if (next) w.start_next_file(h2);
+      const auto u = frame(n, k), sv = frame(e, k + 7);
+      w.write_step(0.5 * k, {u.data()}, {sv.data()}, {double(k)});
+      a.write(0.5 * k, {u}, {sv}, {double(k)}, next ? std::optional<HostMesh>(h2) : std::nullopt);
+    }
+    EXPECT_EQ(a.path(), async + "-s.0001");
+    EXPECT_EQ(a.frames_in_file(), 1);
+    a.finish();
+  }
+  for (const std::string suffix : {"", "-s.0001"}) {
+    const ExodusReader p(plain + suffix), q(async + suffix);
+    ASSERT_EQ(p.times(), q.times());
+    for (int k = 1; k <= static_cast<int>(p.times().size()); ++k) {
+      EXPECT_EQ(p.nodal(k, "u"), q.nodal(k, "u"));
+      EXPECT_EQ(p.element(k, "s"), q.element(k, "s"));
+      EXPECT_EQ(p.global(k), q.global(k));
+    }
+  }
+  // A file the thread cannot create ends the run at the next call, naming the file.
+  const fs::path dir = fs::path(temp_file("gone"));
+  fs::create_directories(dir);
+  AsyncExodusWriter a((dir / "r.e").string(), h, vars, "fegpu-kk");
+  fs::remove_all(dir);
+  a.write(0.0, {frame(nn2, 0)}, {frame(ne2, 0)}, {0.0}, h2);
+  try {
+    a.finish();
+    ADD_FAILURE() << "no error";
+  } catch (const RunError &e) {
+    EXPECT_NE(std::string(e.what()).find("r.e-s.0001"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Exodus, UnreadableFilesAreInputErrors) {

@@ -293,7 +293,7 @@ std::size_t FractureModel::memory_bytes() const {
   const CrackedMesh &c = *cracked_;
   return c.elem2node.span() * sizeof(Index) + c.new2old.span() * sizeof(Index) + c.facet2coh.span() * sizeof(Index) +
          c.coh2facet.span() * sizeof(Index) + c.links.span() * sizeof(ElementLinks) +
-         points_.span() * sizeof(CohesivePoint) + face_force_.span() * sizeof(Real) +
+         (points_.span() + points_spare_.span()) * sizeof(CohesivePoint) + face_force_.span() * sizeof(Real) +
          adjacent_.elems.span() * sizeof(Index) * 2 + nodal_stress_.span() * sizeof(Real) +
          inverse_area_.span() * sizeof(Real) + bulk_.mesh().coords.span() * sizeof(Real) +
          bulk_.lumped_mass().span() * sizeof(Real);

@@ -125,7 +125,7 @@ private:
   IndexView origin_;                // (node): the node of the input mesh it descends from
   IndexView carry_;                 // (node): its row in the numbering before the last insertion
   DeviceView<uint8_t *> flags_;     // (facet): scratch for the stress check
-  DeviceView<CohesivePoint **> points_;
+  DeviceView<CohesivePoint **> points_, points_spare_; // (cohesive, point); the spare for reordering
   DeviceView<Real *[2][3][2]> face_force_; // (cohesive, face, facet node, xy): internal force
                                            // (colour by colour only)
   DofView nodal_stress_;                   // (node, sxx syy sxy), area-weighted sums

@@ -70,17 +70,15 @@ template <class View> void carry(const View &old, const View &field, const Index
 
 /// The points in the cohesive elements' new order, `cap` rows: row r is the old row old_of(r), or a
 /// new point where old_of(r) >= old_count (a cohesive element the last insertion added).
-DeviceView<CohesivePoint **> ordered_points(const DeviceView<CohesivePoint **> &pts, const IndexView &old_of,
-                                            Index old_count, Index cap) {
+void ordered_points(const DeviceView<CohesivePoint **> &pts, const IndexView &old_of, Index old_count,
+                    const DeviceView<CohesivePoint **> &out) {
   const int nq = static_cast<int>(pts.extent(1));
-  DeviceView<CohesivePoint **> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, pts.label()), cap, nq);
   Kokkos::parallel_for(
       "fegpu::cohesive::ordered_points", range(0, static_cast<Index>(old_of.extent(0))), KOKKOS_LAMBDA(Index r) {
         const Index c = old_of(r);
         for (int q = 0; q < nq; ++q)
           out(r, q) = c < old_count ? pts(c, q) : CohesivePoint{};
       });
-  return out;
 }
 
 /// The bulk elements touching a cohesive element, in colour order, and per-colour offsets.
@@ -142,8 +140,17 @@ void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
   // cohesive elements' new (facet) order and starts the new ones; rows past the live count are
   // written before they are read, so the new room is left as allocated (filling it took half of a
   // full fragmentation's model update on the H100).
+  // The points go to a spare buffer, which is swapped in: no allocation (and no wait for the device
+  // when the old one is freed) while the capacity, which grows geometrically, holds. A large spare
+  // is freed again: there the kernels outweigh an allocation, and memory counts more.
   const Index cap = std::max<Index>(cracked_->coh2facet.extent(0), points_.extent(0));
-  points_ = ordered_points(points_, cracked_->order_cohesive(), old_cohesive, cap);
+  if (static_cast<Index>(points_spare_.extent(0)) != cap)
+    points_spare_ = DeviceView<CohesivePoint **>(Kokkos::view_alloc(Kokkos::WithoutInitializing, points_.label()), cap,
+                                                 points_.extent(1));
+  ordered_points(points_, cracked_->order_cohesive(), old_cohesive, points_spare_);
+  std::swap(points_, points_spare_);
+  constexpr std::size_t kKeepSpare = std::size_t(64) << 20;
+  if (points_spare_.span() * sizeof(CohesivePoint) > kKeepSpare) points_spare_ = {};
   if (!atomic_scatter() && cap > static_cast<Index>(face_force_.extent(0))) // rewritten every step
     face_force_ =
         DeviceView<Real *[2][3][2]>(Kokkos::view_alloc(Kokkos::WithoutInitializing, face_force_.label()), cap);

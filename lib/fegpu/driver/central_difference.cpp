@@ -11,8 +11,15 @@ namespace fegpu {
 
 namespace {
 RealView flat(const DofView &d) { return RealView(d.data(), d.span()); }
-DofView dofs(const std::string &label, Index n, int c) { return DofView(label, n, c); }
 } // namespace
+
+DofView GrowingDofs::at(Index n, int c) {
+  const std::size_t need = static_cast<std::size_t>(n) * c;
+  if (need > storage_.extent(0))
+    storage_ = RealView(Kokkos::view_alloc(Kokkos::WithoutInitializing, label_),
+                        std::max(need, storage_.extent(0) + storage_.extent(0) / 2));
+  return DofView(storage_.data(), n, c);
+}
 
 // The driver's kernels, as named free functions: nvcc accepts device lambdas neither in
 // constructors nor in private members.
@@ -51,6 +58,13 @@ double initial_acceleration(const RealView &a, const RealView &v, const RealView
       },
       ke0);
   return ke0;
+}
+
+/// a = (f_ext - f_int) / m, 0 on constrained dofs; no reduction, so no wait for the device.
+void accelerations(const RealView &a, const RealView &m, const RealView &fe, const RealView &fi) {
+  Kokkos::parallel_for(
+      "fegpu::driver::accelerations", range(0, static_cast<Index>(a.extent(0))),
+      KOKKOS_LAMBDA(Index i) { a(i) = m(i) > 0 ? (fe(i) - fi(i)) / m(i) : 0.0; });
 }
 
 void add_load(const RealView &f, const IndexView &d, const RealView &w, double s) {
@@ -119,11 +133,13 @@ CentralDifference::CentralDifference(ExplicitModel &model) : model_(model) {
   Kokkos::Profiling::ScopedRegion r("fegpu::driver::setup");
   const Index n = model.num_nodes();
   const int c = model.num_components();
-  u_ = dofs("fegpu::driver::u", n, c);
-  v_ = dofs("fegpu::driver::v", n, c);
-  a_ = dofs("fegpu::driver::a", n, c);
-  fint_ = dofs("fegpu::driver::f_int", n, c);
-  fext_ = dofs("fegpu::driver::f_ext", n, c);
+  u_ = u_store_[0].at(n, c);
+  v_ = v_store_[0].at(n, c);
+  a_ = a_store_.at(n, c);
+  fint_ = fint_store_.at(n, c);
+  fext_ = fext_store_.at(n, c);
+  for (const DofView &f : {u_, v_, a_, fint_, fext_})
+    Kokkos::deep_copy(f, 0.0);
   energy_ = DeviceView<double[4]>("fegpu::driver::energy");
   predictor_increment_ = Kokkos::View<EnergyIncrement, MemSpace>("fegpu::driver::energy_increment");
   corrector_increment_ = Kokkos::View<EnergyIncrement, MemSpace>("fegpu::driver::energy_increment");
@@ -148,7 +164,7 @@ void CentralDifference::start(double dt) {
     driver_kernels::set_constrained(u, v, con.dofs, disp, uval, vval);
   }
   external_force(0.0, fext_);
-  model_.add_internal_force(u_, fint_); // fint_ was allocated zero
+  model_.add_internal_force(u_, fint_); // fint_ was set to zero
   const double ke0 = driver_kernels::initial_acceleration(flat(a_), v, flat(mass_), flat(fext_), flat(fint_));
   auto e_h = Kokkos::create_mirror_view(energy_);
   e_h(0) = ke0;
@@ -160,10 +176,12 @@ void CentralDifference::start(double dt) {
 
 void CentralDifference::setup_mass() {
   // Constrained dofs carry a negative mass: the corrector needs no separate flag array.
-  mass_ = dofs("fegpu::driver::mass", model_.num_nodes(), model_.num_components());
+  mass_ = mass_store_.at(model_.num_nodes(), model_.num_components());
   Kokkos::deep_copy(mass_, model_.lumped_mass());
   const RealView m = flat(mass_);
-  if (!(driver_kernels::min_value(m) > 0)) throw RunError("a node has no mass (is every node attached to an element?)");
+  // Checked once: splitting nodes gives every new node a share of an element, hence a mass.
+  if (steps_ == 0 && !(driver_kernels::min_value(m) > 0))
+    throw RunError("a node has no mass (is every node attached to an element?)");
   for (const auto &con : constraints_)
     driver_kernels::mark_constrained(m, con.dofs);
 }
@@ -174,25 +192,27 @@ void CentralDifference::adapt_topology() {
   const int c = model_.num_components();
   // u and v carry over (new nodes copy their parents: no element sees a change); the mass,
   // constraints, loads, forces and accelerations are recomputed on the new topology.
-  for (DofView *f : {&u_, &v_}) {
-    DofView g(Kokkos::view_alloc(Kokkos::WithoutInitializing, f->label()), n, c);
-    model_.carry_nodal_field(*f, g);
-    *f = g;
-  }
-  a_ = dofs("fegpu::driver::a", n, c);
-  fint_ = dofs("fegpu::driver::f_int", n, c);
-  fext_ = dofs("fegpu::driver::f_ext", n, c);
+  const int next = 1 - current_;
+  const DofView u = u_store_[next].at(n, c), v = v_store_[next].at(n, c);
+  model_.carry_nodal_field(u_, u);
+  model_.carry_nodal_field(v_, v);
+  u_ = u, v_ = v, current_ = next;
+  a_ = a_store_.at(n, c); // written by accelerations() below
+  fint_ = fint_store_.at(n, c);
+  fext_ = fext_store_.at(n, c);
   constraints_ = model_.constraints();
   loads_ = model_.loads();
+  Kokkos::deep_copy(ExecSpace(), fint_, 0.0);
+  if (loads_.empty()) Kokkos::deep_copy(ExecSpace(), fext_, 0.0); // else external_force() fills it
   setup_mass();
   external_force(time_, fext_);
   model_.add_internal_force(u_, fint_);
-  driver_kernels::initial_acceleration(flat(a_), flat(v_), flat(mass_), flat(fext_), flat(fint_));
+  driver_kernels::accelerations(flat(a_), flat(mass_), flat(fext_), flat(fint_));
   new_topology_ = true;
 }
 
 void CentralDifference::external_force(double t, const DofView &f) {
-  if (loads_.empty()) return;             // both buffers were allocated zero and stay so
+  if (loads_.empty()) return;             // f was set to zero and stays so
   Kokkos::deep_copy(ExecSpace(), f, 0.0); // asynchronous: no fence in the step
   const RealView ff = flat(f);
   for (const auto &load : loads_)

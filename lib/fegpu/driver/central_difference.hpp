@@ -118,6 +118,21 @@ public:
   virtual std::string summary(const DofView & /*u*/, const Energies & /*e*/) const { return ""; }
 };
 
+/// A (node, component) array with room to grow: at(n, c) views the first n * c entries of its
+/// storage as a DofView of n rows (component-major, as every DofView), so a topology change that
+/// adds nodes reuses the allocation while it fits and grows it by half again when not. An
+/// insertion then allocates and frees nothing (a cudaFree waits for the device). Contents are
+/// not kept across at(): the caller refills or carries them.
+class GrowingDofs {
+public:
+  explicit GrowingDofs(std::string label) : label_(std::move(label)) {}
+  DofView at(Index n, int c);
+
+private:
+  std::string label_;
+  RealView storage_;
+};
+
 /// Central differences over an ExplicitModel: the state, its step and its energy accounting.
 /// start(dt) sets the initial state; step() advances one step (tests may step it themselves and
 /// watch a quantity; the driver runs it through ExplicitIntegrator).
@@ -165,7 +180,13 @@ private:
   ExplicitModel &model_;
   std::vector<Constraint> constraints_;
   std::vector<LoadPattern> loads_;
-  DofView u_, v_, a_, mass_, fint_, fext_;
+  DofView u_, v_, a_, mass_, fint_, fext_; // views of the storage below
+  // u and v are carried from the old numbering to the new one: two buffers each, swapped.
+  GrowingDofs u_store_[2] = {GrowingDofs("fegpu::driver::u"), GrowingDofs("fegpu::driver::u")};
+  GrowingDofs v_store_[2] = {GrowingDofs("fegpu::driver::v"), GrowingDofs("fegpu::driver::v")};
+  GrowingDofs a_store_{"fegpu::driver::a"}, mass_store_{"fegpu::driver::mass"};
+  GrowingDofs fint_store_{"fegpu::driver::f_int"}, fext_store_{"fegpu::driver::f_ext"};
+  int current_ = 0;              ///< which of the u and v buffers holds the state
   DeviceView<double[4]> energy_; ///< kinetic, internal, external, initial kinetic
   Kokkos::View<EnergyIncrement, MemSpace> predictor_increment_, corrector_increment_;
   Kokkos::View<FusedIncrement, MemSpace> fused_increment_;

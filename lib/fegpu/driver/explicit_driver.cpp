@@ -1,11 +1,13 @@
 #include "fegpu/driver/explicit_driver.hpp"
 
 #include "fegpu/core/error.hpp"
+#include "fegpu/io/async_writer.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 namespace fegpu {
 
@@ -49,25 +51,21 @@ EnergyReport checked_energies(ExplicitIntegrator &in, const Schedule &s) {
 }
 
 /// One frame: the module's fields, and the globals time_step, the energy terms, energy_error and
-/// the module's own.
-void write_frame(ExodusWriter &w, ExplicitIntegrator &in, const Schedule &s, const EnergyReport &e) {
+/// the module's own, handed to the writer's thread (a changed topology opens the series' next file).
+void write_frame(AsyncExodusWriter &w, ExplicitIntegrator &in, const Schedule &s, const EnergyReport &e) {
   OutputFrame f;
   {
     StepPhase phase("fegpu::driver::output_fields", "output_fields");
     in.fill_output(f);
   }
-  if (in.take_topology_change() && w.steps_in_file() > 0) w.start_next_file(in.output_mesh());
-  std::vector<const double *> np, ep;
-  for (const auto &x : f.nodal)
-    np.push_back(x.data());
-  for (const auto &x : f.element)
-    ep.push_back(x.data());
+  std::optional<HostMesh> next;
+  if (in.take_topology_change() && w.frames_in_file() > 0) next = in.output_mesh();
   std::vector<double> g = {s.dt};
   for (const auto &t : e.terms)
     g.push_back(t.second);
   g.push_back(e.balance_error);
   g.insert(g.end(), f.global.begin(), f.global.end());
-  w.write_step(in.time(), np, ep, g);
+  w.write(in.time(), std::move(f.nodal), std::move(f.element), std::move(g), std::move(next));
 }
 
 } // namespace
@@ -79,7 +77,7 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
     auto phase = timer.scope("start");
     in.start(s.dt);
   }
-  std::unique_ptr<ExodusWriter> writer;
+  std::unique_ptr<AsyncExodusWriter> writer;
   {
     auto phase = timer.scope("output");
     const EnergyReport e = in.energy_report();
@@ -90,7 +88,7 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
     global.push_back("energy_error");
     global.insert(global.end(), vars.global.begin(), vars.global.end());
     vars.global = global;
-    writer = std::make_unique<ExodusWriter>(opts.output_path(output.file), in.output_mesh(), vars, in.title());
+    writer = std::make_unique<AsyncExodusWriter>(opts.output_path(output.file), in.output_mesh(), vars, in.title());
     write_frame(*writer, in, s, e);
   }
   if (!opts.quiet)
@@ -126,11 +124,15 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
       progress.update(n, t);
     }
   }
+  {
+    auto phase = timer.scope("output"); // the frames the writer's thread has not written yet
+    writer->finish();
+  }
   progress.finish();
   sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   sum.steps = in.steps();
   sum.time = in.time();
-  sum.outputs = writer->steps_in_file();
+  sum.outputs = writer->frames_in_file();
   sum.output_file = writer->path();
   if (sum.steps == 0) sum.energies = checked_energies(in, s);
   if (opts.quiet) return sum;

@@ -72,6 +72,7 @@ PhaseTimer::Scope::~Scope() {
 void PhaseTimer::add(const std::string &name, double seconds) {
   if (!seconds_.count(name)) order_.push_back(name);
   seconds_[name] += seconds;
+  ++calls_[name];
 }
 
 double PhaseTimer::total() const {
@@ -86,8 +87,10 @@ std::string PhaseTimer::summary() const {
   char line[160];
   const double tot = total();
   for (const auto &name : order_) {
-    std::snprintf(line, sizeof line, "  %-24s %10.3f s  %5.1f %%\n", name.c_str(), seconds_.at(name),
-                  tot > 0 ? 100.0 * seconds_.at(name) / tot : 0.0);
+    const double t = seconds_.at(name);
+    const long n = calls_.at(name);
+    std::snprintf(line, sizeof line, "  %-24s %10.3f s  %5.1f %%  %9ld x %10.1f us\n", name.c_str(), t,
+                  tot > 0 ? 100.0 * t / tot : 0.0, n, 1e6 * t / n);
     os << line;
   }
   return os.str();

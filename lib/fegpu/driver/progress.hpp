@@ -72,6 +72,7 @@ public:
 private:
   std::vector<std::string> order_;
   std::map<std::string, double> seconds_;
+  std::map<std::string, long> calls_;
   std::vector<double> nested_; ///< per open scope, the time of the scopes opened inside it
   bool profiling_ = false;
 };

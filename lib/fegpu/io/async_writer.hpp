@@ -1,0 +1,61 @@
+#pragma once
+/// \file async_writer.hpp
+/// An ExodusWriter driven from a thread of its own, so that the time loop goes on computing while
+/// a frame is written: the caller hands over a frame's host arrays (moved, no copy) and returns at
+/// once unless `depth` frames are already waiting. netCDF is not thread-safe, so this thread makes
+/// every call on the file after its creation, which stays on the caller's thread so that a bad
+/// path is reported before the run starts. An error on the thread ends the run at the caller's
+/// next call (RunError, naming the file).
+#include "fegpu/io/exodus.hpp"
+
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace fegpu {
+
+class AsyncExodusWriter {
+public:
+  AsyncExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title,
+                    std::size_t depth = 2);
+  ~AsyncExodusWriter();
+  AsyncExodusWriter(const AsyncExodusWriter &) = delete;
+  AsyncExodusWriter &operator=(const AsyncExodusWriter &) = delete;
+
+  /// Queues one frame; with `next_mesh`, it opens the next file of the series first.
+  void write(double time, std::vector<std::vector<double>> nodal, std::vector<std::vector<double>> element,
+             std::vector<double> global, std::optional<HostMesh> next_mesh = std::nullopt);
+  /// Waits until every queued frame is written; rethrows the thread's error.
+  void finish();
+  /// Frames queued since the current file began (written or not).
+  int frames_in_file() const { return frames_in_file_; }
+  /// The file the last queued frame goes to.
+  const std::string &path() const { return path_; }
+
+private:
+  struct Frame {
+    double time;
+    std::vector<std::vector<double>> nodal, element;
+    std::vector<double> global;
+    std::optional<HostMesh> next_mesh;
+  };
+  void loop();
+  void rethrow();
+
+  std::unique_ptr<ExodusWriter> writer_;
+  std::size_t depth_;
+  std::deque<Frame> queue_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool busy_ = false, stop_ = false;
+  std::exception_ptr error_;
+  int frames_in_file_ = 0, file_index_ = 1;
+  std::string base_, path_;
+  std::thread thread_;
+};
+
+} // namespace fegpu
