@@ -36,8 +36,14 @@ void size_dof_rows(CrsMatrix &A, Index nn, Index num_cols, const std::string &la
 }
 
 /// y = A x + beta y. KokkosKernels' SpMV where the build found KokkosKernels (the thesis's sparse
-/// strategy used a library SpMV), otherwise one thread per row.
+/// strategy used a library SpMV), otherwise our own: on a GPU a row to a group of vector lanes
+/// (as many as a row's average length asks, 4 to 32), so that a warp reads each row's columns and
+/// values in whole sectors; on a CPU a row to a thread.
 void spmv(const CrsMatrix &A, const RealView &x, const RealView &y, double beta = 0);
+
+/// y = A x, returning x . y in the same pass (conjugate gradients' p . A p): one sweep over the
+/// matrix and one wait for the device instead of two of each. Always our own kernel.
+double spmv_dot(const CrsMatrix &A, const RealView &x, const RealView &y);
 
 /// True when spmv() is KokkosKernels'.
 constexpr bool spmv_is_kokkos_kernels() {

@@ -264,11 +264,13 @@ int conjugate_gradients(const CrsMatrix &A, const RealView &b, const RealView &x
   precondition();
   Kokkos::deep_copy(p, z);
   const double target = rtol * rtol * dot(b, b);
-  double rz = dot(r, z);
+  double rz = dot(r, z), rr = dot(r, r);
+  // Two waits for the device an iteration: p . A p with the product, and after the
+  // preconditioner r . r, z . r and z . r_old together (Polak-Ribiere's beta =
+  // z . (r - r_old) / (z_old . r_old)).
   for (int it = 0; it < max_iterations; ++it) {
-    if (dot(r, r) <= target) return it;
-    spmv(A, p, Ap);
-    const double alpha = rz / dot(p, Ap);
+    if (rr <= target) return it;
+    const double alpha = rz / spmv_dot(A, p, Ap);
     Kokkos::parallel_for(
         "fegpu::wellbore::cg_update", range(0, n), KOKKOS_LAMBDA(Index i) {
           x(i) += alpha * p(i);
@@ -276,17 +278,22 @@ int conjugate_gradients(const CrsMatrix &A, const RealView &b, const RealView &x
           r(i) -= alpha * Ap(i);
         });
     precondition();
-    // Polak-Ribiere: beta = z . (r - r_old) / (z_old . r_old).
-    double num = 0;
+    double zr = 0, zr_old = 0;
+    rr = 0;
     Kokkos::parallel_reduce(
-        "fegpu::wellbore::cg_beta", range(0, n), KOKKOS_LAMBDA(Index i, double &s) { s += z(i) * (r(i) - r_old(i)); },
-        num);
-    const double beta = num / rz;
-    rz = dot(r, z);
+        "fegpu::wellbore::cg_products", range(0, n),
+        KOKKOS_LAMBDA(Index i, double &a, double &b_, double &c_) {
+          a += z(i) * r(i);
+          b_ += z(i) * r_old(i);
+          c_ += r(i) * r(i);
+        },
+        zr, zr_old, rr);
+    const double beta = (zr - zr_old) / rz;
+    rz = zr;
     Kokkos::parallel_for(
         "fegpu::wellbore::cg_direction", range(0, n), KOKKOS_LAMBDA(Index i) { p(i) = z(i) + beta * p(i); });
   }
-  return dot(r, r) <= target ? max_iterations : -max_iterations;
+  return rr <= target ? max_iterations : -max_iterations;
 }
 
 } // namespace fegpu::wellbore
