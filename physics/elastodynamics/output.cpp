@@ -20,9 +20,11 @@ void ElasticModel::fill_output(const DofView &u, const DofView &v, const DofView
   RealView energy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::energy"), ne);
   element_stress(u, stress, energy);
   nodal.assign(6, std::vector<double>(nn));
+  // One labelled host array for the three fields (the integrator's may be views without a label).
+  Kokkos::View<Real **, Kokkos::LayoutLeft, Kokkos::HostSpace> h(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::output_nodal"), nn, 2);
   for (int f = 0; f < 3; ++f) {
-    const DofView &src = f == 0 ? u : f == 1 ? v : a;
-    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), src);
+    Kokkos::deep_copy(h, f == 0 ? u : f == 1 ? v : a);
     for (Index i = 0; i < nn; ++i) {
       nodal[2 * f][i] = h(i, 0);
       nodal[2 * f + 1][i] = h(i, 1);

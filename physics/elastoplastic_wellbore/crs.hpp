@@ -45,6 +45,12 @@ void spmv(const CrsMatrix &A, const RealView &x, const RealView &y, double beta 
 /// matrix and one wait for the device instead of two of each. Always our own kernel.
 double spmv_dot(const CrsMatrix &A, const RealView &x, const RealView &y);
 
+/// The work vectors of conjugate_gradients (with A's inverse diagonal), kept by a caller that
+/// solves again and again with matrices of one size (no allocation per solve).
+struct CgWork {
+  RealView dinv, r, z, p, Ap, r_old;
+};
+
 /// True when spmv() is KokkosKernels'.
 constexpr bool spmv_is_kokkos_kernels() {
 #ifdef FEGPU_HAVE_KOKKOSKERNELS

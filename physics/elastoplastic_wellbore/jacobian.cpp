@@ -118,7 +118,8 @@ int WellboreModel::solve(const DofView &b, const DofView &x, double rtol, int ma
   }
   StepPhase phase("fegpu::wellbore::cg", "linear_solve");
   const Index n = K_.rows();
-  return conjugate_gradients(K_, RealView(b.data(), n), RealView(x.data(), n), rtol, max_iterations, mg_.get());
+  return conjugate_gradients(K_, RealView(b.data(), n), RealView(x.data(), n), rtol, max_iterations, mg_.get(),
+                             &cg_work_);
 }
 
 } // namespace fegpu::wellbore

@@ -12,7 +12,7 @@ HostMesh AnnulusSpec::generate() const { return generate_annulus(type, n_theta, 
 namespace {
 
 constexpr int kSweeps = 2;        // pre- and post-smoothing sweeps
-constexpr int kCoarseSteps = 200; // conjugate-gradient steps on the coarsest level
+constexpr Index kDenseDofs = 700; // the coarsest level has at most this many dofs: its inverse is dense
 
 double dot(const RealView &a, const RealView &b) {
   double s = 0;
@@ -22,8 +22,8 @@ double dot(const RealView &a, const RealView &b) {
   return s;
 }
 
-RealView inverse_diagonal(const CrsMatrix &A) {
-  RealView d("fegpu::wellbore::mg_dinv", A.rows());
+/// d = the inverse of A's diagonal.
+void inverse_diagonal(const CrsMatrix &A, const RealView &d) {
   const auto rp = A.row_ptr;
   const auto c = A.cols;
   const auto v = A.values;
@@ -32,6 +32,11 @@ RealView inverse_diagonal(const CrsMatrix &A) {
         for (Index q = rp(i); q < rp(i + 1); ++q)
           if (c(q) == i) d(i) = 1 / v(q);
       });
+}
+
+RealView inverse_diagonal(const CrsMatrix &A) {
+  RealView d("fegpu::wellbore::mg_dinv", A.rows());
+  inverse_diagonal(A, d);
   return d;
 }
 
@@ -155,6 +160,58 @@ CrsMatrix prolongation(const HostMesh &fine, const std::vector<int> &fine_fixed,
   return P;
 }
 
+/// A^-1 of a small symmetric positive definite CRS matrix, dense, by Cholesky on the host (once,
+/// at set-up): the V-cycle's bottom is then one matrix-vector product. Conjugate gradients there
+/// took up to 200 steps a cycle, each waiting twice for the device: on the H100 the thesis's l = 1
+/// Q4 mesh spent 1.8 ms a preconditioned iteration, most of it at the bottom.
+DeviceView<double **> dense_inverse(const CrsMatrix &A) {
+  const Index n = A.rows();
+  const auto rp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_ptr);
+  const auto cols = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.cols);
+  const auto vals = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.values);
+  std::vector<double> L(static_cast<std::size_t>(n) * n, 0.0); // row-major; the lower triangle is used
+  for (Index i = 0; i < n; ++i)
+    for (Index q = rp(i); q < rp(i + 1); ++q)
+      L[static_cast<std::size_t>(i) * n + cols(q)] = vals(q);
+  const auto at = [&](Index i, Index j) -> double & { return L[static_cast<std::size_t>(i) * n + j]; };
+  for (Index j = 0; j < n; ++j) { // A = L L^T
+    double d = at(j, j);
+    for (Index k = 0; k < j; ++k)
+      d -= at(j, k) * at(j, k);
+    if (!(d > 0)) throw RunError("multigrid: the coarsest level's matrix is not positive definite");
+    at(j, j) = std::sqrt(d);
+    for (Index i = j + 1; i < n; ++i) {
+      double s = at(i, j);
+      for (Index k = 0; k < j; ++k)
+        s -= at(i, k) * at(j, k);
+      at(i, j) = s / at(j, j);
+    }
+  }
+  // Column c of A^-1: L y = e_c, then L^T x = y.
+  DeviceView<double **> inv(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::wellbore::mg_coarse_inverse"), n,
+                            n);
+  auto h = Kokkos::create_mirror_view(inv);
+  std::vector<double> x(n);
+  for (Index c = 0; c < n; ++c) {
+    for (Index i = 0; i < n; ++i) {
+      double s = i == c ? 1.0 : 0.0;
+      for (Index k = c; k < i; ++k)
+        s -= at(i, k) * x[k];
+      x[i] = i < c ? 0.0 : s / at(i, i);
+    }
+    for (Index i = n - 1; i >= 0; --i) {
+      double s = x[i];
+      for (Index k = i + 1; k < n; ++k)
+        s -= at(k, i) * x[k];
+      x[i] = s / at(i, i);
+    }
+    for (Index i = 0; i < n; ++i)
+      h(i, c) = x[i];
+  }
+  Kokkos::deep_copy(inv, h);
+  return inv;
+}
+
 std::vector<int> host_fixed(const WellboreModel &m) {
   const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.fixed());
   return std::vector<int>(h.data(), h.data() + h.size());
@@ -177,7 +234,11 @@ Multigrid::Multigrid(const AnnulusSpec &fine, const Config &config, int coarsest
     top.jacobian(zero);
     omega0_ = jacobi_damping(top.matrix(), inverse_diagonal(top.matrix()));
   }
-  while (spec.n_theta > coarsest_cells || spec.n_r > coarsest_cells) {
+  const auto dofs = [&](const AnnulusSpec &a) {
+    const int p = element_info(a.type).order;
+    return 2 * static_cast<Index>(p * a.n_theta + 1) * (p * a.n_r + 1);
+  };
+  while (spec.n_theta > coarsest_cells || spec.n_r > coarsest_cells || dofs(spec) > kDenseDofs) {
     AnnulusSpec cs = spec;
     cs.n_theta = std::max(1, (spec.n_theta + 1) / 2), cs.n_r = std::max(1, (spec.n_r + 1) / 2);
     // The same overall growth of the cells outward: g_c^(n_c) = g^n.
@@ -200,6 +261,7 @@ Multigrid::Multigrid(const AnnulusSpec &fine, const Config &config, int coarsest
   if (coarse_.empty())
     throw InputError("multigrid: the mesh is already at most " + std::to_string(coarsest_cells) +
                      " cells across; no coarser level");
+  coarse_inverse_ = dense_inverse(coarse_.back().model->matrix());
 }
 
 Multigrid::~Multigrid() = default;
@@ -210,8 +272,15 @@ void Multigrid::apply(const CrsMatrix &A0, const RealView &dinv0, const RealView
 
 void Multigrid::cycle(int level, const CrsMatrix &A, const RealView &dinv, const RealView &r, const RealView &z) const {
   Kokkos::deep_copy(z, 0.0);
-  if (level == levels() - 1) {
-    conjugate_gradients(A, r, z, 1e-12, kCoarseSteps, nullptr, &coarse_work_);
+  if (level == levels() - 1) { // z = A^-1 r
+    const auto inv = coarse_inverse_;
+    Kokkos::parallel_for(
+        "fegpu::wellbore::mg_coarse_solve", range(0, A.rows()), KOKKOS_LAMBDA(Index i) {
+          double s = 0;
+          for (Index j = 0; j < static_cast<Index>(inv.extent(1)); ++j)
+            s += inv(i, j) * r(j);
+          z(i) = s;
+        });
     return;
   }
   const Level &next = coarse_[level];
@@ -243,11 +312,12 @@ int conjugate_gradients(const CrsMatrix &A, const RealView &b, const RealView &x
   CgWork local;
   CgWork &w = work ? *work : local;
   if (w.r.extent(0) != static_cast<std::size_t>(n)) {
-    w.dinv = inverse_diagonal(A);
+    w.dinv = RealView("fegpu::wellbore::mg_dinv", n);
     w.r = RealView("fegpu::wellbore::cg_r", n), w.z = RealView("fegpu::wellbore::cg_z", n);
     w.p = RealView("fegpu::wellbore::cg_p", n), w.Ap = RealView("fegpu::wellbore::cg_Ap", n);
     w.r_old = RealView("fegpu::wellbore::cg_r_old", n);
   }
+  inverse_diagonal(A, w.dinv); // A's values may have changed since the last call
   const auto dinv = w.dinv;
   const auto r = w.r, z = w.z, p = w.p, Ap = w.Ap, r_old = w.r_old;
   const auto precondition = [&]() {

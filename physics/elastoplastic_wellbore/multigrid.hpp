@@ -5,8 +5,8 @@
 /// nested: the thesis's 62, 126, 254, ... are not), keeps the radial growth of the cells, and
 /// rediscretises the elastic stiffness; prolongation interpolates with the coarse element's shape
 /// functions at each fine node, located by its radius and angle; restriction is its transpose;
-/// Jacobi smooths, damped per level from its largest eigenvalue (multigrid.cpp says why);
-/// conjugate gradients (a fixed number of steps) solve the coarsest level.
+/// Jacobi smooths, damped per level from its largest eigenvalue (multigrid.cpp says why); the
+/// coarsest level (at most 700 dofs) is solved by its dense inverse, computed once.
 #include "wellbore_model.hpp"
 
 #include <memory>
@@ -22,15 +22,10 @@ struct AnnulusSpec {
   HostMesh generate() const;
 };
 
-/// The work vectors of conjugate_gradients (with A's inverse diagonal), kept by a caller that
-/// solves with one matrix again and again: the multigrid's coarsest level, every V-cycle.
-struct CgWork {
-  RealView dinv, r, z, p, Ap, r_old;
-};
-
 class Multigrid {
 public:
-  /// Levels below `fine` down to one with at most `coarsest_cells` cells in a direction.
+  /// Levels below `fine` down to one with at most `coarsest_cells` cells in a direction and at
+  /// most 700 dofs.
   Multigrid(const AnnulusSpec &fine, const Config &config, int coarsest_cells = 8);
   ~Multigrid();
 
@@ -49,16 +44,16 @@ public:
   void cycle(int level, const CrsMatrix &A, const RealView &dinv, const RealView &r, const RealView &z) const;
 
 private:
-  std::vector<Level> coarse_;  // coarse_[0] is level 1
-  double omega0_ = 0;          // the fine level's Jacobi damping
-  mutable RealView fine_work_; // the fine level's smoothing work vector
-  mutable CgWork coarse_work_; // the coarsest level's solver
+  std::vector<Level> coarse_;            // coarse_[0] is level 1
+  double omega0_ = 0;                    // the fine level's Jacobi damping
+  mutable RealView fine_work_;           // the fine level's smoothing work vector
+  DeviceView<double **> coarse_inverse_; // the coarsest level's matrix, inverted
 };
 
 /// Jacobi- or multigrid-preconditioned flexible conjugate gradients on A x = b to |r| <= rtol |b|
 /// (Polak-Ribiere, so a preconditioner that is not exactly linear is safe). Returns the iteration
 /// count, negative if max_iterations was reached. Without `work` the vectors are allocated for
-/// this call; with it they are allocated on its first use and A must not change afterwards.
+/// this call; with it they are allocated on its first use and kept.
 int conjugate_gradients(const CrsMatrix &A, const RealView &b, const RealView &x, double rtol, int max_iterations,
                         const Multigrid *mg = nullptr, CgWork *work = nullptr);
 

@@ -137,6 +137,7 @@ private:
   CrsMatrix K_;
   DofView f_ext_, f_initial_, f_final_, u_n_;
   std::shared_ptr<const Multigrid> mg_;
+  mutable CgWork cg_work_; // conjugate gradients' vectors, kept between solves
   std::shared_ptr<DirectSolver> direct_;
   DeviceView<int *> fixed_;     // (dof): 1 if fixed
   PointTensor sigma_n_, sigma_; // (element, point, component)
