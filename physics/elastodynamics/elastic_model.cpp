@@ -214,8 +214,10 @@ std::vector<LoadPattern> ElasticModel::loads() const {
 void ElasticModel::initial_state(const DofView &u, const DofView &v) const {
   const Index nn = mesh_.num_nodes();
   const auto xyz = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh_.coords);
+  // A labelled host array (the integrator's fields may be views without a label to mirror).
+  Kokkos::View<Real **, Kokkos::LayoutLeft, Kokkos::HostSpace> h(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::initial_field"), nn, 2);
   const auto fill = [&](const std::string(&expr)[2], const DofView &target) {
-    auto h = Kokkos::create_mirror_view(target);
     for (int c = 0; c < 2; ++c) {
       if (expr[c].empty()) {
         for (Index i = 0; i < nn; ++i)
