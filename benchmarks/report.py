@@ -39,7 +39,9 @@ def slurp(path):
 
 
 def compiler(build_dir):
-    """The C++ compiler's id and version, as CMake found them."""
+    """The C++ compiler's id and version, as CMake found them (nvcc_wrapper: its host compiler's)."""
+    cache_path = os.path.join(build_dir, "CMakeCache.txt")
+    wrapper = os.path.exists(cache_path) and "nvcc_wrapper" in slurp(cache_path)
     root = os.path.join(build_dir, "CMakeFiles")
     for d in sorted(os.listdir(root)) if os.path.isdir(root) else []:
         path = os.path.join(root, d, "CMakeCXXCompiler.cmake")
@@ -47,7 +49,8 @@ def compiler(build_dir):
             text = slurp(path)
             cid = re.search(r'set\(CMAKE_CXX_COMPILER_ID "([^"]*)"\)', text)
             ver = re.search(r'set\(CMAKE_CXX_COMPILER_VERSION "([^"]*)"\)', text)
-            return f"{cid.group(1) if cid else '?'} {ver.group(1) if ver else ''}".strip()
+            host = f"{cid.group(1) if cid else '?'} {ver.group(1) if ver else ''}".strip()
+            return f"nvcc_wrapper (host {host})" if wrapper else host
     return "?"
 
 
@@ -98,6 +101,8 @@ def collect(a):
             if b.get("run_type") == "aggregate" or b.get("error_occurred"):
                 continue
             b["program"] = program
+            b["commit"] = a.commit
+            b["date"] = datetime.date.today().isoformat()
             b["name"] = b["name"].replace("/real_time", "").replace("/iterations:1", "").replace("/iterations:5", "")
             rows[b["name"]] = b
     out = {
@@ -193,13 +198,13 @@ def floor_lines(title, machines):
                 out.append(f"- {label}: {int(b['elements']):,} elements, global atomic counter, arrays grown: "
                            f"{fmt_time(ms(b))}.")
         elif title.startswith("Fracture"):
-            for case in ("intact", "fragmented_check"):
+            for case, what in (("intact", "intact mesh"), ("fragmented_check", "fully fragmented mesh")):
                 cands = [b for n, b in rows.items() if n.startswith(f"FractureStep/{case}/") and n.endswith("/1/0")]
                 if cands:
                     b = max(cands, key=lambda r: r.get("elements", 0))
-                    out.append(f"- {label}: {case.replace('_', ', checked every step').replace('intact', 'intact, checked every step')}"
-                               f", {int(b['elements']):,} elements, atomics: {fmt_time(ms(b) / 10)} a step, "
-                               f"{b.get('items_per_second', 0):.2e} element-steps/s.")
+                    out.append(f"- {label}: {what}, stress check every step, {int(b['elements']):,} elements, "
+                               f"atomics: {fmt_time(ms(b) / 10)} a step, {b.get('items_per_second', 0):.2e} "
+                               f"element-steps/s.")
     return out
 
 
@@ -236,6 +241,21 @@ def examples_section(title, names, machines):
     return lines
 
 
+def commits(m):
+    """The commits the machine's rows come from, each with its programs where there are several."""
+    by = {}
+    for b in m["benchmarks"]:
+        by.setdefault(b.get("commit", m["commit"]), set()).add(b.get("program", "?").replace("bench_", ""))
+    if len(by) == 1:
+        return next(iter(by))
+    return "; ".join(f"{c} ({', '.join(sorted(p))})" for c, p in sorted(by.items()))
+
+
+def dates(m):
+    ds = sorted({b.get("date", m["date"]) for b in m["benchmarks"]})
+    return ds[0] if len(ds) == 1 else f"{ds[0]} to {ds[-1]}"
+
+
 def write(a):
     machines = [json.loads(slurp(f)) for f in a.files]
     machines.sort(key=lambda m: (m["build"]["backends"].find("Cuda") < 0, m["machine"]))
@@ -249,8 +269,8 @@ def write(a):
         b = m["build"]
         build = f"Kokkos {b['kokkos']} ({b['backends'].strip()}), {b['compiler']}, KokkosKernels {b['kokkoskernels']}, " \
                 f"MPI {b['mpi']}, native flags {b['native']}"
-        lines.append(f"| {m['machine']} | {b['device']}; {m['cpus']} host CPUs | {build} | {m['commit']} | "
-                     f"{m['date']} | {triad(m) / 1e9:.0f} GB/s |")
+        lines.append(f"| {m['machine']} | {b['device']}; {m['cpus']} host CPUs | {build} | {commits(m)} | "
+                     f"{dates(m)} | {triad(m) / 1e9:.0f} GB/s |")
     for title, prefixes, seed in SECTIONS:
         names = sorted({b["name"] for m in machines for b in m["benchmarks"]
                         if any(b["name"].startswith(p) for p in prefixes)},
