@@ -1,17 +1,21 @@
 /// \file main.cpp
 /// fegpu-kk input.yaml [--output-dir DIR] [--check] [--quiet] [--profile] [kokkos options]
-/// Exit status: 0 success, 1 usage error, 2 bad input, 3 the run failed.
+/// Exit status: 0 success, 1 usage error, 2 bad input, 3 the run failed, 128 + N stopped by signal N
+/// (SIGINT 130, SIGTERM 143) after a step, its output complete to that step.
 #include "fegpu/core/error.hpp"
 #include "fegpu/core/module.hpp"
 #include "fegpu/input/input.hpp"
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -33,7 +37,8 @@ void print_help() {
               "Physics modules:\n");
   for (const auto &m : fegpu::ModuleRegistry::instance().modules())
     std::printf("  %-22s %s\n", m.name.c_str(), m.description.c_str());
-  std::printf("\nExit status: 0 success, 1 usage, 2 bad input, 3 the run failed.\n");
+  std::printf("\nExit status: 0 success, 1 usage, 2 bad input, 3 the run failed, 130 / 143 stopped by SIGINT /\n"
+              "SIGTERM (the output complete to the last step taken).\n");
 }
 
 void print_version() {
@@ -150,6 +155,9 @@ int run(int argc, char **argv) {
   } catch (const fegpu::InputError &e) {
     std::fprintf(stderr, "fegpu-kk: error: %s\n", e.what());
     return kBadInput;
+  } catch (const fegpu::Stopped &e) {
+    std::fprintf(stderr, "fegpu-kk: %s\n", e.what());
+    return 128 + e.signal();
   } catch (const fegpu::RunError &e) {
     std::fprintf(stderr, "fegpu-kk: run failed: %s\n", e.what());
     return kRunFailed;
@@ -160,10 +168,35 @@ int run(int argc, char **argv) {
   return 0;
 }
 
+/// Kokkos' thread count, checked before Kokkos sees it: Kokkos aborts on a word or zero and
+/// crashed on 1,000 threads of a 2-core machine. Returns false (after the message) if bad.
+bool thread_count_is_sane(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    for (const std::string flag : {"--kokkos-num-threads", "--kokkos-threads"}) {
+      if (a != flag && a.rfind(flag + "=", 0) != 0) continue;
+      const std::string v = a.size() > flag.size() ? a.substr(flag.size() + 1) : (i + 1 < argc ? argv[i + 1] : "");
+      char *end = nullptr;
+      const long n = std::strtol(v.c_str(), &end, 10);
+      const long most = std::max(1u, std::thread::hardware_concurrency());
+      if (v.empty() || *end != '\0' || n < 1 || n > most) {
+        std::fprintf(stderr, "fegpu-kk: %s wants a whole number of threads from 1 to %ld (this machine's), not '%s'\n",
+                     flag.c_str(), most, v.c_str());
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
+  if (!thread_count_is_sane(argc, argv)) return kUsage;
+  // Lines reach a log as they are printed, also when the run is killed.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   // Kokkos takes its own --kokkos-* options out of argv.
   Kokkos::ScopeGuard kokkos(argc, argv);
+  fegpu::catch_stop_signals();
   return run(argc, argv);
 }

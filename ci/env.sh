@@ -19,10 +19,21 @@ in_env() {
     fi
     local outside_pwd=$PWD
     case "$outside_pwd" in "$REPO"*) ;; *) outside_pwd=$REPO ;; esac
-    local status=0
+    local status=0 child
     chroot "$FEGPU_ROOT" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root TERM="${TERM:-dumb}" \
       OMP_PROC_BIND="${OMP_PROC_BIND:-false}" CTEST_OUTPUT_ON_FAILURE=1 \
-      /bin/bash -c 'cd "$0" && exec "$@"' "$outside_pwd" "$@" || status=$?
+      /bin/bash -c 'cd "$0" && exec "$@"' "$outside_pwd" "$@" &
+    child=$!
+    # SIGINT and SIGTERM go on to the command (fegpu-kk then stops after its step), which this
+    # shell waits for: killed alone, the shell would leave it running on, orphaned.
+    trap 'kill -INT $child 2>/dev/null' INT
+    trap 'kill -TERM $child 2>/dev/null' TERM
+    wait "$child" || status=$?
+    while kill -0 "$child" 2>/dev/null; do # a signal ended the wait, not the command
+      status=0
+      wait "$child" || status=$?
+    done
+    trap - INT TERM
     # Undo our bind unless another command is still using it.
     [ "$bound" = 1 ] && { umount "$FEGPU_ROOT$REPO" 2>/dev/null && rmdir "$FEGPU_ROOT$REPO" 2>/dev/null; }
     return $status

@@ -16,6 +16,9 @@
 #include "fegpu/input/expression.hpp"
 #include "fegpu/mesh/mesh_input.hpp"
 
+#include <cmath>
+#include <cstdio>
+
 namespace fegpu::elastic {
 
 namespace {
@@ -36,10 +39,20 @@ std::vector<int> parse_components(const InputNode &bc) {
   return out;
 }
 
-std::string parse_expression(const InputNode &n) {
+/// An expression of x and y, finite at every node of the mesh (1/x at x = 0 is bad input, not a
+/// run that fails a hundred steps later).
+std::string parse_expression(const InputNode &n, const HostMesh &mesh) {
   const std::string text = n.as<std::string>();
   try {
-    Expression(text, {"x", "y"});
+    const Expression f(text, {"x", "y"});
+    for (std::size_t i = 0; i < mesh.xyz.size() / 3; ++i) {
+      const double x = mesh.xyz[3 * i], y = mesh.xyz[3 * i + 1], v = f({x, y});
+      if (!std::isfinite(v)) {
+        char at[160];
+        std::snprintf(at, sizeof at, "evaluates to %g at node %zu (x = %g, y = %g)", v, i + 1, x, y);
+        n.error(at);
+      }
+    }
   } catch (const std::invalid_argument &e) {
     n.error(e.what());
   }
@@ -100,8 +113,8 @@ Config parse_config(const InputNode &root, const HostMesh &mesh) {
     const auto read = [&](const char *key, std::string(&out)[2]) {
       if (!ic.has(key)) return;
       const InputNode f = ic.child(key);
-      if (f.has("x")) out[0] = parse_expression(f.child("x"));
-      if (f.has("y")) out[1] = parse_expression(f.child("y"));
+      if (f.has("x")) out[0] = parse_expression(f.child("x"), mesh);
+      if (f.has("y")) out[1] = parse_expression(f.child("y"), mesh);
     };
     read("velocity", c.initial_velocity);
     read("displacement", c.initial_displacement);

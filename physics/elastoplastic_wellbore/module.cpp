@@ -66,8 +66,14 @@ public:
         throw RunError(msg);
       }
       model_->commit(u);
-      auto phase = timer_.scope("output");
-      output.write(*model_, u, lambda, history);
+      {
+        auto phase = timer_.scope("output");
+        output.write(*model_, u, lambda, history);
+      }
+      if (const int sig = stop_requested(); sig && step < steps)
+        throw Stopped("stopped by " + signal_name(sig) + " after load step " + std::to_string(step) + " of " +
+                          std::to_string(steps) + "; " + output.path() + " ends with it",
+                      sig);
     }
     {
       auto phase = timer_.scope("output");

@@ -1,8 +1,25 @@
 #include "fegpu/core/error.hpp"
 
+#include <csignal>
 #include <sstream>
 
 namespace fegpu {
+
+namespace {
+volatile std::sig_atomic_t stop_signal = 0;
+extern "C" void on_stop_signal(int sig) { stop_signal = sig; }
+} // namespace
+
+void catch_stop_signals() {
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+}
+
+int stop_requested() { return stop_signal; }
+
+std::string signal_name(int signal) {
+  return signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal " + std::to_string(signal);
+}
 
 std::string SourceLocation::str() const {
   std::ostringstream os;

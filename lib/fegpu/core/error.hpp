@@ -27,6 +27,24 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+/// The run stopped on a signal (SIGINT, SIGTERM) after a step, its output complete to that step.
+/// The application exits with 128 + the signal's number, as a shell expects.
+class Stopped : public std::runtime_error {
+public:
+  Stopped(const std::string &message, int signal) : std::runtime_error(message), signal_(signal) {}
+  int signal() const { return signal_; }
+
+private:
+  int signal_;
+};
+
+/// Makes SIGINT and SIGTERM ask the run to stop after its current step instead of ending the
+/// process at once; stop_requested() is then the signal's number (0 until one came).
+void catch_stop_signals();
+int stop_requested();
+/// "SIGINT", "SIGTERM" or "signal N".
+std::string signal_name(int signal);
+
 /// Throws RunError naming the source location of a failed internal check.
 [[noreturn]] void fail(const char *condition, const char *file, int line, const std::string &message);
 

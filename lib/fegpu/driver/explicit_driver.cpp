@@ -98,6 +98,7 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
     std::fprintf(stderr, "fegpu-kk: warning: the time step %.6e exceeds the estimated stability limit %.6e\n", s.dt,
                  s.dt_critical);
 
+
   const long every_steps = output.every_steps;
   const double every_time = output.every_time > 0 ? output.every_time : (every_steps > 0 ? 0 : time.end_time / 20);
   double next_output = every_time;
@@ -110,8 +111,9 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
       in.step();
       const long n = in.steps();
       const double t = in.time();
+      const bool stop = stop_requested() != 0; // SIGINT or SIGTERM: this step is the last
       const bool due = (every_steps > 0 && n % every_steps == 0) ||
-                       (every_time > 0 && t >= next_output - 1e-9 * s.dt) || n == s.steps;
+                       (every_time > 0 && t >= next_output - 1e-9 * s.dt) || n == s.steps || stop;
       if (due) {
         auto out = timer.scope("output");
         sum.energies = checked_energies(in, s);
@@ -122,6 +124,7 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
         checked_energies(in, s);
       }
       progress.update(n, t);
+      if (stop) break;
     }
   }
   {
@@ -135,6 +138,12 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
   sum.outputs = writer->frames_in_file();
   sum.output_file = writer->path();
   if (sum.steps == 0) sum.energies = checked_energies(in, s);
+  if (const int sig = stop_requested()) {
+    char msg[256];
+    std::snprintf(msg, sizeof msg, "stopped by %s after step %ld of %ld (t = %.6e); %s ends with that step",
+                  signal_name(sig).c_str(), sum.steps, s.steps, sum.time, sum.output_file.c_str());
+    throw Stopped(msg, sig);
+  }
   if (opts.quiet) return sum;
   std::printf("done: %ld steps to t = %.6e; output %s (%d frames in the file)\n", sum.steps, sum.time,
               sum.output_file.c_str(), sum.outputs);
@@ -165,6 +174,11 @@ void ExplicitSimulation::setup() {
     integrator_ = build();
   }
   if (!opts_.quiet) std::printf("%s\n", integrator_->description().c_str());
+  // The schedule now, so that --check refuses a run it would refuse, and warns as it would.
+  const Schedule s(time_, integrator_->critical_time_step());
+  if (s.steps > 1000000000L)
+    std::fprintf(stderr, "fegpu-kk: warning: the run takes %.3e steps; check time.end_time and time.dt\n",
+                 double(s.steps));
 }
 
 void ExplicitSimulation::run() {

@@ -1,5 +1,7 @@
 #include "fegpu/input/expression.hpp"
 
+#include <cerrno>
+
 #include <cctype>
 #include <cmath>
 #include <numbers>
@@ -42,14 +44,29 @@ struct Expression::Node {
 namespace {
 using NodePtr = std::shared_ptr<const Expression::Node>;
 
+/// Limits that keep the parser's and the evaluator's recursion far from the stack's end (an
+/// expression nested 20,000 deep crashed both) and a message readable.
+constexpr std::size_t kMaxLength = 4096, kMaxDepth = 200;
+
 struct Parser {
   const std::string &s;
   const std::vector<std::string> &vars;
-  std::size_t p = 0;
+  std::size_t p = 0, depth = 0;
 
   [[noreturn]] void fail(const std::string &what) const {
-    throw std::invalid_argument(what + " at position " + std::to_string(p + 1) + " of '" + s + "'");
+    // Around the position only: a long expression would flood the message.
+    const std::size_t from = p > 30 ? p - 30 : 0;
+    const std::string shown = (from > 0 ? "..." : "") + s.substr(from, 60) + (from + 60 < s.size() ? "..." : "");
+    throw std::invalid_argument(what + " at position " + std::to_string(p + 1) + " of '" + shown + "'");
   }
+  /// One level deeper (a parenthesis, a unary sign, a function, an exponent), or an error.
+  struct Deeper {
+    Parser &parser;
+    explicit Deeper(Parser &q) : parser(q) {
+      if (++parser.depth > kMaxDepth) parser.fail("nested more than " + std::to_string(kMaxDepth) + " deep");
+    }
+    ~Deeper() { --parser.depth; }
+  };
   void skip() {
     while (p < s.size() && std::isspace(static_cast<unsigned char>(s[p])))
       ++p;
@@ -92,6 +109,7 @@ struct Parser {
     }
   }
   NodePtr unary() {
+    const Deeper guard(*this);
     if (eat('-')) return make(Expression::Node::Neg, unary());
     if (eat('+')) return unary();
     return power();
@@ -105,19 +123,20 @@ struct Parser {
     skip();
     if (p >= s.size()) fail("unexpected end");
     if (eat('(')) {
+      const Deeper guard(*this);
       NodePtr e = expr();
       if (!eat(')')) fail("expected ')'");
       return e;
     }
     if (std::isdigit(static_cast<unsigned char>(s[p])) || s[p] == '.') {
-      std::size_t used = 0;
-      double v = 0;
-      try {
-        v = std::stod(s.substr(p), &used);
-      } catch (...) {
-        fail("bad number");
-      }
-      p += used;
+      // strtod, not stod: stod refuses a subnormal such as 1e-308, which is a finite double.
+      const char *begin = s.c_str() + p;
+      char *end = nullptr;
+      errno = 0;
+      const double v = std::strtod(begin, &end);
+      if (end == begin) fail("bad number");
+      if (errno == ERANGE && std::isinf(v)) fail("number too large for a double");
+      p += static_cast<std::size_t>(end - begin);
       auto n = std::make_shared<Expression::Node>();
       n->kind = Expression::Node::Number;
       n->value = v;
@@ -168,6 +187,9 @@ struct Parser {
 } // namespace
 
 Expression::Expression(const std::string &text, std::vector<std::string> variables) : num_vars_(variables.size()) {
+  if (text.size() > kMaxLength)
+    throw std::invalid_argument("the expression is " + std::to_string(text.size()) + " characters long; at most " +
+                                std::to_string(kMaxLength));
   Parser parser{text, variables};
   root_ = parser.expr();
   parser.skip();

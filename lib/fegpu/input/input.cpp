@@ -160,6 +160,35 @@ std::string InputNode::get_choice(const std::string &key, const std::vector<std:
   return has(key) ? get_choice(key, choices) : fallback;
 }
 
+namespace {
+
+std::string child_path(const std::string &path, const std::string &key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+} // namespace
+
+void Input::check_keys(const YAML::Node &node, const std::string &path, const std::string &file) {
+  // yaml-cpp keeps a repeated key and answers with its first value: `nx` given twice must not
+  // silently lose the second. A key that is itself a list or a map names nothing.
+  if (node.IsMap()) {
+    std::set<std::string> seen;
+    for (const auto &kv : node) {
+      const YAML::Mark m = kv.first.Mark();
+      const SourceLocation at{file, m.line + 1, m.column + 1};
+      if (!kv.first.IsScalar())
+        throw InputError("a key must be a plain name, not a list or a map", at, path.empty() ? "(top level)" : path);
+      const std::string key = kv.first.as<std::string>();
+      if (!seen.insert(key).second)
+        throw InputError("the key '" + key + "' is given twice", at, path.empty() ? "(top level)" : path);
+      check_keys(kv.second, child_path(path, key), file);
+    }
+  } else if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i)
+      check_keys(node[i], path + "[" + std::to_string(i) + "]", file);
+  }
+}
+
 Input Input::from_file(const std::string &filename) {
   std::ifstream in(filename);
   if (!in) throw InputError("cannot open input file", SourceLocation{filename, -1, -1});
@@ -179,6 +208,7 @@ Input Input::from_string(const std::string &text, const std::string &name) {
   }
   if (!input.root_.IsMap())
     throw InputError("the input must be a YAML map of sections (physics, mesh, ...)", SourceLocation{name, 1, 1});
+  check_keys(input.root_, "", name);
   return input;
 }
 

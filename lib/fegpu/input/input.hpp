@@ -88,6 +88,8 @@ public:
   void check_unused() const;
 
 private:
+  /// Throws InputError for a key given twice in one map, or a key that is a list or a map.
+  static void check_keys(const YAML::Node &node, const std::string &path, const std::string &file);
   YAML::Node root_;
   std::shared_ptr<detail::InputRecord> record_;
 };

@@ -2,7 +2,7 @@
 /// \file async_writer.hpp
 /// An ExodusWriter driven from a thread of its own, so that the time loop goes on computing while
 /// a frame is written: the caller hands over a frame's host arrays (moved, no copy) and returns at
-/// once unless `depth` frames are already waiting. netCDF is not thread-safe, so this thread makes
+/// once unless `depth` frames (default 4) are already waiting. netCDF is not thread-safe, so this thread makes
 /// every call on the file after its creation, which stays on the caller's thread so that a bad
 /// path is reported before the run starts. An error on the thread ends the run at the caller's
 /// next call (RunError, naming the file).
@@ -21,7 +21,7 @@ namespace fegpu {
 class AsyncExodusWriter {
 public:
   AsyncExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title,
-                    std::size_t depth = 2);
+                    std::size_t depth = 4);
   ~AsyncExodusWriter();
   AsyncExodusWriter(const AsyncExodusWriter &) = delete;
   AsyncExodusWriter &operator=(const AsyncExodusWriter &) = delete;

@@ -6,6 +6,7 @@
 #include <netcdf.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -268,6 +269,9 @@ HostMesh read_exodus_mesh(const std::string &path) {
     h.xyz[3 * i] = x[i];
     h.xyz[3 * i + 1] = y[i];
     h.xyz[3 * i + 2] = z[i];
+    if (!std::isfinite(x[i]) || !std::isfinite(y[i]) || !std::isfinite(z[i]))
+      throw InputError("Exodus mesh '" + path + "': node " + std::to_string(i + 1) +
+                       " has a coordinate that is not a number");
   }
   std::vector<int> ids(nn);
   call(ex_get_id_map(exoid, EX_NODE_MAP, ids.data()), "ex_get_id_map(nodes)");
@@ -322,9 +326,21 @@ HostMesh read_exodus_mesh(const std::string &path) {
                         set_ids[s],
                         {},
                         {}};
+      // Every member must exist: a set naming node 10,000 of a 100-node mesh crashed the set-up.
+      const int facets = element_info(h.type).corners; // a polygon has as many sides as corners
       for (int i = 0; i < n; ++i) {
+        const int limit = kind == EX_SIDE_SET ? ne : nn;
+        if (a[i] < 1 || a[i] > limit)
+          throw InputError("Exodus mesh '" + path + "': " + (kind == EX_SIDE_SET ? "side" : "node") + " set '" +
+                           set.name + "' names " + (kind == EX_SIDE_SET ? "element " : "node ") + std::to_string(a[i]) +
+                           ", which the mesh does not have (1 to " + std::to_string(limit) + ")");
         set.a.push_back(a[i] - 1);
-        if (kind == EX_SIDE_SET) set.b.push_back(facet_from_side(h.type, b[i]));
+        if (kind != EX_SIDE_SET) continue;
+        const int facet = facet_from_side(h.type, b[i]);
+        if (facet < 0 || facet >= facets)
+          throw InputError("Exodus mesh '" + path + "': side set '" + set.name + "' names side " +
+                           std::to_string(b[i]) + " of element " + std::to_string(a[i]) + ", which has no such side");
+        set.b.push_back(facet);
       }
       out.push_back(std::move(set));
     }

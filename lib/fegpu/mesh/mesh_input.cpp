@@ -4,6 +4,9 @@
 #include "fegpu/mesh/generators.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <unistd.h>
 
 namespace fegpu {
 
@@ -16,6 +19,33 @@ ElementType parse_type(const InputNode &s, const std::vector<ElementType> &allow
   for (ElementType t : allowed)
     if (type_name(t) == v) return t;
   return allowed.front();
+}
+
+/// Refuses a generated mesh that the program could not hold before anything is allocated: its
+/// indices are 32-bit (a node's dofs and an element's connectivity are counted in them), and the
+/// run's memory must fit in this machine's. `cells` and `lattice` (the nodes' lattice,
+/// an upper bound) come from the generator's parameters.
+void check_size(const InputNode &s, double cells, double per_cell, double lattice, int nodes_per_elem) {
+  const double elems = cells * per_cell, limit = std::numeric_limits<Index>::max();
+  // The host mesh, its copy on the device and what a module builds from them: about 12 bytes an
+  // element per node and 200 more, 120 a node (a measured T6 model takes 100 to 300 an element).
+  const double bytes = elems * (12.0 * nodes_per_elem + 200) + lattice * 120;
+  const double memory = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+  char msg[256];
+  if (elems * nodes_per_elem > limit || 3 * lattice > limit) {
+    std::snprintf(msg, sizeof msg,
+                  "the mesh would have %.3g elements and %.3g nodes; fegpu-kk counts entities, their connectivity "
+                  "and their dofs in 32-bit indices (at most %.3g entries)",
+                  elems, lattice, limit);
+    s.error(msg);
+  }
+  if (memory > 0 && bytes > memory) {
+    std::snprintf(
+        msg, sizeof msg,
+        "the mesh (%.3g elements) would need about %.0f GB of host memory; this machine has %.0f GB", elems,
+        bytes / 1e9, memory / 1e9);
+    s.error(msg);
+  }
 }
 
 std::string folder_of(const std::string &file) {
@@ -56,19 +86,24 @@ HostMesh read_mesh_section(const InputNode &s, const std::string &input_file, co
     if (gen == "cylinder") {
       const int nz = s.get_positive_int("n_z");
       const double l = s.get_positive("length");
+      check_size(s, double(nt) * nz, 1, (nt + 1.0) * (nz + 1.0), 4);
       return wrap([&] { return generate_cylinder(nt, nz, r, l, ang); });
     }
     const int np = s.get_positive_int("n_phi");
+    check_size(s, double(nt) * np, 1, (nt + 1.0) * (np + 1.0), 4);
     const double hole = s.get_positive("hole");
     if (hole >= 90.0) s.child("hole").error("the polar opening must be below 90 degrees");
     return wrap([&] { return generate_hemisphere(nt, np, r, hole, ang); });
   }
   const ElementType type = parse_type(s, allowed);
+  const ElementInfo info = element_info(type);
+  const double per_cell = info.corners == 3 ? 2 : 1, p = info.order;
   if (gen == "rectangle") {
     const int nx = s.get_positive_int("nx"), ny = s.get_positive_int("ny");
     const double lx = s.get_positive("lx"), ly = s.get_positive("ly");
     const double x0 = s.get<double>("x0", 0.0), y0 = s.get<double>("y0", 0.0);
     const bool alternate = s.get_choice("diagonals", {"same", "alternate"}, "same") == "alternate";
+    check_size(s, double(nx) * ny, per_cell, (p * nx + 1) * (p * ny + 1), info.nodes);
     return wrap([&] { return generate_rectangle(type, nx, ny, lx, ly, x0, y0, alternate); });
   }
   if (gen == "annulus") {
@@ -76,10 +111,13 @@ HostMesh read_mesh_section(const InputNode &s, const std::string &input_file, co
     const double ri = s.get_positive("inner_radius"), ro = s.get_positive("outer_radius");
     const double g = s.get_positive("grading", 1.0), ang = s.get_positive("angle", 360.0);
     if (ang > 360.0) s.child("angle").error("must be at most 360 degrees");
+    check_size(s, double(nt) * nr, per_cell, (p * nt + 1) * (p * nr + 1), info.nodes);
     return wrap([&] { return generate_annulus(type, nt, nr, ri, ro, g, ang); });
   }
   const int nt = s.get_positive_int("n_theta"), nr = s.get_positive_int("n_r");
   const double r = s.get_positive("radius"), core = s.get_positive("core", 0.5), g = s.get_positive("grading", 1.0);
+  check_size(s, double(nt) * nr + (nt / 4.0) * (nt / 4.0), per_cell, (p * nt + 1) * (p * (nr + nt / 4.0) + 1),
+             info.nodes);
   return wrap([&] { return generate_disc(type, nt, nr, r, core, g); });
 }
 
