@@ -5,6 +5,8 @@
 #include "fegpu/io/exodus.hpp"
 #include "fegpu/mesh/generators.hpp"
 
+#include <chrono>
+
 TEST_F(App, GoodRunWritesReadableExodus) {
   const Result r = run(kGood);
   ASSERT_EQ(r.status, 0) << r.err;
@@ -400,6 +402,32 @@ TEST_F(App, BadWellboreInput) {
   expect_bad_input(
       replace(kWellbore, "{type: fixed, node_set: end, components: [x]}", "{type: pin, point: [0.0], components: [x]}"),
       {"point", "must be [x, y]"});
+  // Supports that leave a rigid motion free: the stiffness is singular (it used to run for
+  // minutes in conjugate gradients).
+  expect_bad_input(replace(kWellbore, "  - {type: fixed, node_set: end, components: [x]}\n", ""),
+                   {"boundary_conditions", "free to move", "a translation in x"});
+  expect_bad_input(replace(kWellbore, "  - {type: fixed, node_set: start, components: [y]}\n", ""),
+                   {"boundary_conditions", "free to move", "a translation in y"});
+}
+
+TEST_F(App, WellboreFailuresStopWithTheResidualHistory) {
+  // Past the limit load (a wall pressure 100 times the thesis's): the Newton tangent is no longer
+  // positive definite, and the run stops at once with exit 3, the load step, the iteration and
+  // the residuals so far, instead of iterating on without a word.
+  const auto t0 = std::chrono::steady_clock::now();
+  const Result r = run(replace(kWellbore, "value: -40.0", "value: -4000.0"));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.status, 3) << r.err;
+  for (const char *f : {"load step 1 of 2", "newton iteration", "linear solve", "relative residual", "at its best"})
+    EXPECT_NE(r.err.find(f), std::string::npos) << "missing '" << f << "' in: " << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.out.find("load step 1/2 (factor 0.5000), newton: 1.00e+00"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" failed\n"), std::string::npos) << r.out;
+  EXPECT_LT(seconds, 60.0); // not a timing test: a hang would take the CG limit, minutes
+  // Non-associative flow solves with BiCGStab, and the progress line says so.
+  const Result n = run(replace(kWellbore, "friction_angle: 20.0}", "friction_angle: 20.0, dilation_angle: 0.0}"));
+  EXPECT_EQ(n.status, 0) << n.err;
+  EXPECT_NE(n.out.find("BiCGStab iterations)"), std::string::npos) << n.out;
 }
 
 TEST_F(App, WellboreFullRingWithPins) {

@@ -5,6 +5,7 @@
 // thesis's elastoplastic case against the Runge-Kutta reference (test/wellbore_reference.hpp) with
 // each nonlinear method, and the operators against a stored reference (the GPU against the CPU).
 #include "direct.hpp"
+#include "fegpu/core/error.hpp"
 #include "fegpu/mesh/generators.hpp"
 #include "multigrid.hpp"
 #include "nonlinear.hpp"
@@ -430,4 +431,166 @@ TEST(WellboreDirect, CholmodMatchesConjugateGradients) {
     EXPECT_LT(direct.residual, 1e-12);
     EXPECT_NEAR(direct.error, cg.error, 1e-6 * direct.error);
   }
+}
+
+TEST(WellborePlastic, NonAssociativeFlowMatchesTheClosedFormWithBiCGStab) {
+  // Zero dilation (psi = 0 < phi = 20 degrees): the consistent tangent is not symmetric, so the
+  // solves go to BiCGStab. Table 7.2's loads as changes from the pre-stress (the wall unloads by
+  // 10 MPa: test_wellbore_reference's 'change' reading), where sigma_r is the major and
+  // sigma_theta the minor stress, so the closed-form cavity solution holds: the stresses of
+  // perfect plasticity are statically determined, the same for any dilation. The displacement
+  // depends on the dilation: it is checked against the Runge-Kutta reference of the same flow
+  // rule, which must tell it from the associative one.
+  wellbore_reference::Problem P;
+  P.material = MohrCoulomb::make(kE, kNu, 5.0, 20.0, 0.0);
+  P.a = kA, P.b = kB, P.p_a = kPa + 50.0, P.p_b = kPb + 50.0, P.s0 = 0;
+  const wellbore_reference::Profile rk = wellbore_reference::solve_rk(P);
+  wellbore_reference::Problem Passoc = P;
+  Passoc.material = MohrCoulomb::make(kE, kNu, 5.0, 20.0, 20.0);
+  const double u_wall = rk.u.back(), u_wall_assoc = wellbore_reference::solve_rk(Passoc).u.back();
+  const wellbore_reference::ClosedForm cf(P);
+  const int nt = 16, nr = 3 * nt;
+  const double q = std::pow(kB / kA, 1.0 / nr);
+  const HostMesh h = generate_annulus(ElementType::Quad9, nt, nr, kA, kB, q, 90.0);
+  Config c = table_7_2();
+  c.material = P.material;
+  c.normal_stress = {{"inner", P.p_a}, {"outer", P.p_b}};
+  for (Method method : {Method::Newton, Method::ModifiedInitialStiffness}) {
+    WellboreModel m(h, c);
+    ASSERT_EQ(m.krylov_method(), KrylovMethod::BiCGStab);
+    DofView u("u", m.num_nodes(), 2);
+    NonlinearOptions o;
+    o.method = method, o.tolerance = 1e-9, o.linear_tolerance = 1e-12;
+    bool converged = false;
+    const auto history = solve_load_step(m, u, o, converged);
+    ASSERT_TRUE(converged) << to_string(method);
+    const auto S = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.stress());
+    const auto xy = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.operators().xy);
+    double worst = 0;
+    int compared = 0;
+    for (Index e = 0; e < m.num_elems(); ++e)
+      for (int k = 0; k < m.operators().points; ++k) {
+        const double x = xy(e, k, 0), y = xy(e, k, 1), r = std::hypot(x, y), cs = x / r, sn = y / r;
+        if (std::abs(r - cf.rho) < r * (q - 1)) continue; // within an element of the front
+        std::size_t i = 1;
+        while (i + 1 < rk.r.size() && rk.r[i] > r)
+          ++i;
+        if (r < cf.rho && !(rk.sr[i] >= rk.sz[i] && rk.sz[i] >= rk.st[i] - 1e-9)) continue; // premise fails
+        const double srr = S(e, k, 0) * cs * cs + S(e, k, 1) * sn * sn + 2 * S(e, k, 3) * cs * sn;
+        const double stt = S(e, k, 0) * sn * sn + S(e, k, 1) * cs * cs - 2 * S(e, k, 3) * cs * sn;
+        double sr, st;
+        cf.stress(r, sr, st);
+        worst = std::max({worst, std::abs(srr - sr), std::abs(stt - st)});
+        compared += r < cf.rho;
+      }
+    // The wall's radial displacement (negative: the wall moves in), on the node at (a, 0).
+    const auto uh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u);
+    double ur = 0;
+    for (std::size_t n = 0; n < h.xyz.size() / 3; ++n)
+      if (std::abs(h.xyz[3 * n] - kA) < 1e-12 && std::abs(h.xyz[3 * n + 1]) < 1e-12) ur = uh(n, 0);
+    std::printf("%s, psi = 0: %zu iterations; %d plastic points against the closed form (plastic radius %.4f m), "
+                "largest stress difference %.3f MPa; wall displacement %.6e m (Runge-Kutta %.6e, associative "
+                "%.6e)\n",
+                to_string(method).c_str(), history.size() - 1, compared, cf.rho, worst, ur, u_wall, u_wall_assoc);
+    EXPECT_GT(compared, 20);
+    EXPECT_LT(worst, 0.01 * 50.0);
+    EXPECT_NEAR(ur, u_wall, 2e-3 * std::abs(u_wall));
+    EXPECT_GT(std::abs(u_wall - u_wall_assoc), 10 * 2e-3 * std::abs(u_wall)); // the check tells the flow rules apart
+    if (method == Method::Newton) EXPECT_LE(history.size() - 1, 8u) << "Newton lost its quadratic rate";
+  }
+}
+
+namespace {
+
+/// A CRS matrix from dense host rows (the Krylov tests' small systems).
+CrsMatrix crs_from_dense(const std::vector<std::vector<double>> &a) {
+  const Index n = static_cast<Index>(a.size());
+  std::vector<Index> rp{0}, cols;
+  std::vector<double> vals;
+  for (Index i = 0; i < n; ++i) {
+    for (Index j = 0; j < n; ++j)
+      if (a[i][j] != 0 || i == j) cols.push_back(j), vals.push_back(a[i][j]);
+    rp.push_back(static_cast<Index>(cols.size()));
+  }
+  CrsMatrix A;
+  A.num_cols = n;
+  A.row_ptr = IndexView("rp", rp.size());
+  A.cols = IndexView("cols", cols.size());
+  A.values = RealView("values", vals.size());
+  Kokkos::deep_copy(A.row_ptr, Kokkos::View<const Index *, Kokkos::HostSpace>(rp.data(), rp.size()));
+  Kokkos::deep_copy(A.cols, Kokkos::View<const Index *, Kokkos::HostSpace>(cols.data(), cols.size()));
+  Kokkos::deep_copy(A.values, Kokkos::View<const double *, Kokkos::HostSpace>(vals.data(), vals.size()));
+  return A;
+}
+
+RealView device_vector(const std::vector<double> &v) {
+  RealView d("v", v.size());
+  Kokkos::deep_copy(d, Kokkos::View<const double *, Kokkos::HostSpace>(v.data(), v.size()));
+  return d;
+}
+
+/// The RunError message of a solve that must fail ("" if it did not fail).
+std::string failure(KrylovMethod m, const CrsMatrix &A, const std::vector<double> &b) {
+  const RealView x("x", b.size());
+  try {
+    krylov_solve(m, A, device_vector(b), x, 1e-10, 100000);
+  } catch (const RunError &e) {
+    return e.what();
+  }
+  return "";
+}
+
+} // namespace
+
+TEST(WellboreKrylov, BiCGStabSolvesANonSymmetricSystem) {
+  // Convection-diffusion's tridiagonal (-1.6, 2.1, -0.4): not symmetric, diagonally dominant. The
+  // solution of A x = A x* against x*; conjugate gradients are not for it.
+  const int n = 200;
+  std::vector<std::vector<double>> a(n, std::vector<double>(n, 0.0));
+  std::vector<double> xs(n), b(n, 0.0);
+  for (int i = 0; i < n; ++i) {
+    a[i][i] = 2.1;
+    if (i > 0) a[i][i - 1] = -1.6;
+    if (i + 1 < n) a[i][i + 1] = -0.4;
+    xs[i] = std::sin(0.1 * i) + 0.01 * i;
+  }
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      b[i] += a[i][j] * xs[j];
+  const CrsMatrix A = crs_from_dense(a);
+  const RealView x("x", n);
+  const int its = krylov_solve(KrylovMethod::BiCGStab, A, device_vector(b), x, 1e-12, 1000);
+  const auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  double err = 0, scale = 0;
+  for (int i = 0; i < n; ++i)
+    err = std::max(err, std::abs(xh(i) - xs[i])), scale = std::max(scale, std::abs(xs[i]));
+  std::printf("BiCGStab: %d iterations, largest error %.2e of %.2e\n", its, err, scale);
+  EXPECT_LT(err, 1e-9 * scale);
+}
+
+TEST(WellboreKrylov, FailuresStopWithTheResidualHistory) {
+  // A singular system with no solution (a free bar's stiffness, pulled at one end only):
+  // the solve stagnates or diverges and says so, within the stagnation window, instead of
+  // iterating to the limit.
+  const int n = 100;
+  std::vector<std::vector<double>> a(n, std::vector<double>(n, 0.0));
+  for (int i = 0; i < n; ++i) {
+    a[i][i] = (i == 0 || i == n - 1) ? 1 : 2;
+    if (i > 0) a[i][i - 1] = -1;
+    if (i + 1 < n) a[i][i + 1] = -1;
+  }
+  std::vector<double> b(n, 0.0);
+  b[0] = 1;
+  for (KrylovMethod m : {KrylovMethod::ConjugateGradients, KrylovMethod::BiCGStab}) {
+    const std::string why = failure(m, crs_from_dense(a), b);
+    std::printf("free bar, %s: %s\n", to_string(m), why.c_str());
+    EXPECT_NE(why.find("relative residual"), std::string::npos) << why;
+    EXPECT_EQ(why.find("iteration limit"), std::string::npos) << why;
+  }
+  // An indefinite matrix: conjugate gradients break down on p . A p < 0.
+  const std::string indefinite = failure(KrylovMethod::ConjugateGradients, crs_from_dense({{1, 2}, {2, 1}}), {1, -1});
+  EXPECT_NE(indefinite.find("broke down (p.Ap"), std::string::npos) << indefinite;
+  // A non-finite right-hand side.
+  const std::string nan = failure(KrylovMethod::ConjugateGradients, crs_from_dense({{2, 0}, {0, 2}}), {1, NAN});
+  EXPECT_NE(nan.find("non-finite"), std::string::npos) << nan;
 }

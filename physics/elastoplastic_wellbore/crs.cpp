@@ -106,4 +106,23 @@ double spmv_dot(const CrsMatrix &A, const RealView &x, const RealView &y) {
   return xy;
 }
 
+double dot(const RealView &x, const RealView &y) {
+  double s = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::wellbore::dot", range(0, static_cast<Index>(x.extent(0))),
+      KOKKOS_LAMBDA(Index i, double &acc) { acc += x(i) * y(i); }, s);
+  return s;
+}
+
+void inverse_diagonal(const CrsMatrix &A, const RealView &d) {
+  const auto rp = A.row_ptr;
+  const auto c = A.cols;
+  const auto v = A.values;
+  Kokkos::parallel_for(
+      "fegpu::wellbore::inverse_diagonal", range(0, A.rows()), KOKKOS_LAMBDA(Index i) {
+        for (Index q = rp(i); q < rp(i + 1); ++q)
+          if (c(q) == i) d(i) = 1 / v(q);
+      });
+}
+
 } // namespace fegpu::wellbore

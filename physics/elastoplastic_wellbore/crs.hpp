@@ -45,10 +45,17 @@ void spmv(const CrsMatrix &A, const RealView &x, const RealView &y, double beta 
 /// matrix and one wait for the device instead of two of each. Always our own kernel.
 double spmv_dot(const CrsMatrix &A, const RealView &x, const RealView &y);
 
-/// The work vectors of conjugate_gradients (with A's inverse diagonal), kept by a caller that
-/// solves again and again with matrices of one size (no allocation per solve).
-struct CgWork {
-  RealView dinv, r, z, p, Ap, r_old;
+/// x . y.
+double dot(const RealView &x, const RealView &y);
+
+/// d = the inverse of A's diagonal.
+void inverse_diagonal(const CrsMatrix &A, const RealView &d);
+
+/// The work vectors of the Krylov solvers (krylov.hpp) and A's inverse diagonal, kept by a caller
+/// that solves again and again with matrices of one size (no allocation per solve); BiCGStab's
+/// four more are allocated on its first use.
+struct KrylovWork {
+  RealView dinv, r, z, p, Ap, r_old, rhat, s, t, y;
 };
 
 /// True when spmv() is KokkosKernels'.

@@ -15,7 +15,8 @@
 ///            max_iterations: 200, linear_tolerance: 1e-10, max_linear_iterations: 100000,
 ///            scatter: atomic | coloring, residual: fused | block | classical | sparse,
 ///            preconditioner: jacobi | multigrid,   # multigrid: annulus meshes
-///            linear_solver: cg | cholmod}          # cholmod: the host reference
+///            linear_solver: cg | cholmod}          # cg: BiCGStab where dilation < friction;
+///                                                  # cholmod: the host reference (symmetric only)
 ///   output: {file: wellbore.e, profile: wellbore_profile.csv, ray_angle: 45}
 #include "direct.hpp"
 #include "fegpu/mesh/mesh_input.hpp"
@@ -75,6 +76,10 @@ Problem parse_problem(const InputNode &root, const RunOptions &opts) {
     if (s.get_choice("linear_solver", {"cg", "cholmod"}, "cg") == "cholmod") {
       if (!direct_solver_available())
         s.child("linear_solver").error("this build has no CHOLMOD (install libsuitesparse-dev and reconfigure)");
+      if (psi != phi)
+        s.child("linear_solver")
+            .error("CHOLMOD factorises symmetric matrices, and a dilation_angle below the friction_angle makes the "
+                   "tangent non-symmetric: use linear_solver: cg (BiCGStab then solves)");
       p.direct = true;
     }
     if (s.get_choice("preconditioner", {"jacobi", "multigrid"}, "jacobi") == "multigrid") {

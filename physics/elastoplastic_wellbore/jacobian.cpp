@@ -5,7 +5,6 @@
 
 #include "direct.hpp"
 #include "fegpu/driver/progress.hpp"
-#include "multigrid.hpp"
 
 namespace fegpu::wellbore {
 
@@ -116,10 +115,10 @@ int WellboreModel::solve(const DofView &b, const DofView &x, double rtol, int ma
     direct_->solve(b, x);
     return 0;
   }
-  StepPhase phase("fegpu::wellbore::cg", "linear_solve");
+  StepPhase phase("fegpu::wellbore::krylov", "linear_solve");
   const Index n = K_.rows();
-  return conjugate_gradients(K_, RealView(b.data(), n), RealView(x.data(), n), rtol, max_iterations, mg_.get(),
-                             &cg_work_);
+  return krylov_solve(krylov_method(), K_, RealView(b.data(), n), RealView(x.data(), n), rtol, max_iterations,
+                      mg_.get(), &krylov_work_);
 }
 
 } // namespace fegpu::wellbore

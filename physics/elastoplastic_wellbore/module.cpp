@@ -47,23 +47,40 @@ public:
       model_->set_load_factor(lambda);
       bool converged = false;
       std::vector<IterationRecord> history;
-      {
+      // The step's line grows by each iteration's residual as it ends (a long step shows progress).
+      const char *linear = model_->krylov_method() == KrylovMethod::BiCGStab ? "BiCGStab" : "CG";
+      if (!opts_.quiet) {
+        std::printf("load step %d/%d (factor %.4f), %s:", step, steps, lambda, to_string(p_.solver.method).c_str());
+        std::fflush(stdout);
+      }
+      const auto progress = [&](const IterationRecord &r) {
+        if (opts_.quiet) return;
+        std::printf(" %.2e", r.residual);
+        std::fflush(stdout);
+      };
+      try {
         auto phase = timer_.scope("nonlinear_solve");
-        history = solve_load_step(*model_, u, p_.solver, converged);
+        history = solve_load_step(*model_, u, p_.solver, converged, progress);
+      } catch (const RunError &e) {
+        if (!opts_.quiet) std::printf(" failed\n");
+        char where[96];
+        std::snprintf(where, sizeof where, "load step %d of %d (factor %.4f): ", step, steps, lambda);
+        throw RunError(where + std::string(e.what()));
       }
       if (!opts_.quiet) {
-        int cg = 0;
-        std::printf("load step %d/%d (factor %.4f), %s:", step, steps, lambda, to_string(p_.solver.method).c_str());
+        int its = 0;
         for (const IterationRecord &r : history)
-          std::printf(" %.2e", r.residual), cg += r.linear;
-        std::printf(" (%zu iterations, %d CG iterations)\n", history.size() - 1, cg);
+          its += r.linear;
+        std::printf(" %.2e (%zu iterations, %d %s iterations)\n", history.back().residual, history.size() - 1, its,
+                    linear);
       }
       if (!converged) {
         char msg[200];
         std::snprintf(msg, sizeof msg,
-                      "load step %d did not converge: relative residual %.3e after %d iterations (tolerance %.1e)",
+                      "load step %d did not converge: relative residual %.3e after %d iterations (tolerance %.1e); "
+                      "relative residuals ",
                       step, history.back().residual, p_.solver.max_iterations, p_.solver.tolerance);
-        throw RunError(msg);
+        throw RunError(msg + residual_history(history));
       }
       model_->commit(u);
       {

@@ -14,26 +14,6 @@ namespace {
 constexpr int kSweeps = 2;        // pre- and post-smoothing sweeps
 constexpr Index kDenseDofs = 700; // the coarsest level has at most this many dofs: its inverse is dense
 
-double dot(const RealView &a, const RealView &b) {
-  double s = 0;
-  Kokkos::parallel_reduce(
-      "fegpu::wellbore::mg_dot", range(0, static_cast<Index>(a.extent(0))),
-      KOKKOS_LAMBDA(Index i, double &acc) { acc += a(i) * b(i); }, s);
-  return s;
-}
-
-/// d = the inverse of A's diagonal.
-void inverse_diagonal(const CrsMatrix &A, const RealView &d) {
-  const auto rp = A.row_ptr;
-  const auto c = A.cols;
-  const auto v = A.values;
-  Kokkos::parallel_for(
-      "fegpu::wellbore::inverse_diagonal", range(0, A.rows()), KOKKOS_LAMBDA(Index i) {
-        for (Index q = rp(i); q < rp(i + 1); ++q)
-          if (c(q) == i) d(i) = 1 / v(q);
-      });
-}
-
 RealView inverse_diagonal(const CrsMatrix &A) {
   RealView d("fegpu::wellbore::mg_dinv", A.rows());
   inverse_diagonal(A, d);
@@ -304,66 +284,6 @@ void Multigrid::cycle(int level, const CrsMatrix &A, const RealView &dinv, const
   // Prolong the correction: z += P z_c.
   spmv(P, next.z, z, 1.0);
   jacobi(A, dinv, omega, r, z, t, kSweeps);
-}
-
-int conjugate_gradients(const CrsMatrix &A, const RealView &b, const RealView &x, double rtol, int max_iterations,
-                        const Multigrid *mg, CgWork *work) {
-  const Index n = A.rows();
-  CgWork local;
-  CgWork &w = work ? *work : local;
-  if (w.r.extent(0) != static_cast<std::size_t>(n)) {
-    w.dinv = RealView("fegpu::wellbore::mg_dinv", n);
-    w.r = RealView("fegpu::wellbore::cg_r", n), w.z = RealView("fegpu::wellbore::cg_z", n);
-    w.p = RealView("fegpu::wellbore::cg_p", n), w.Ap = RealView("fegpu::wellbore::cg_Ap", n);
-    w.r_old = RealView("fegpu::wellbore::cg_r_old", n);
-  }
-  inverse_diagonal(A, w.dinv); // A's values may have changed since the last call
-  const auto dinv = w.dinv;
-  const auto r = w.r, z = w.z, p = w.p, Ap = w.Ap, r_old = w.r_old;
-  const auto precondition = [&]() {
-    if (mg) {
-      mg->apply(A, dinv, r, z);
-    } else {
-      Kokkos::parallel_for(
-          "fegpu::wellbore::cg_jacobi", range(0, n), KOKKOS_LAMBDA(Index i) { z(i) = dinv(i) * r(i); });
-    }
-  };
-  spmv(A, x, Ap);
-  Kokkos::parallel_for(
-      "fegpu::wellbore::cg_start", range(0, n), KOKKOS_LAMBDA(Index i) { r(i) = b(i) - Ap(i); });
-  precondition();
-  Kokkos::deep_copy(p, z);
-  const double target = rtol * rtol * dot(b, b);
-  double rz = dot(r, z), rr = dot(r, r);
-  // Two waits for the device an iteration: p . A p with the product, and after the
-  // preconditioner r . r, z . r and z . r_old together (Polak-Ribiere's beta =
-  // z . (r - r_old) / (z_old . r_old)).
-  for (int it = 0; it < max_iterations; ++it) {
-    if (rr <= target) return it;
-    const double alpha = rz / spmv_dot(A, p, Ap);
-    Kokkos::parallel_for(
-        "fegpu::wellbore::cg_update", range(0, n), KOKKOS_LAMBDA(Index i) {
-          x(i) += alpha * p(i);
-          r_old(i) = r(i);
-          r(i) -= alpha * Ap(i);
-        });
-    precondition();
-    double zr = 0, zr_old = 0;
-    rr = 0;
-    Kokkos::parallel_reduce(
-        "fegpu::wellbore::cg_products", range(0, n),
-        KOKKOS_LAMBDA(Index i, double &a, double &b_, double &c_) {
-          a += z(i) * r(i);
-          b_ += z(i) * r_old(i);
-          c_ += r(i) * r(i);
-        },
-        zr, zr_old, rr);
-    const double beta = (zr - zr_old) / rz;
-    rz = zr;
-    Kokkos::parallel_for(
-        "fegpu::wellbore::cg_direction", range(0, n), KOKKOS_LAMBDA(Index i) { p(i) = z(i) + beta * p(i); });
-  }
-  return rr <= target ? max_iterations : -max_iterations;
 }
 
 } // namespace fegpu::wellbore

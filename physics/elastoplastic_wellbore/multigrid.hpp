@@ -50,11 +50,4 @@ private:
   DeviceView<double **> coarse_inverse_; // the coarsest level's matrix, inverted
 };
 
-/// Jacobi- or multigrid-preconditioned flexible conjugate gradients on A x = b to |r| <= rtol |b|
-/// (Polak-Ribiere, so a preconditioner that is not exactly linear is safe). Returns the iteration
-/// count, negative if max_iterations was reached. Without `work` the vectors are allocated for
-/// this call; with it they are allocated on its first use and kept.
-int conjugate_gradients(const CrsMatrix &A, const RealView &b, const RealView &x, double rtol, int max_iterations,
-                        const Multigrid *mg = nullptr, CgWork *work = nullptr);
-
 } // namespace fegpu::wellbore

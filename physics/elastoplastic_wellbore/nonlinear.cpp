@@ -3,6 +3,7 @@
 #include "fegpu/core/error.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 namespace fegpu::wellbore {
 
@@ -42,8 +43,23 @@ void axpy(const DofView &y, const DofView &x, double a, const DofView &d) {
 }
 } // namespace
 
+std::string residual_history(const std::vector<IterationRecord> &history) {
+  std::string out;
+  char v[32];
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    if (i == 1 && history.size() > 11) {
+      i = history.size() - 10;
+      out += " ...";
+    }
+    std::snprintf(v, sizeof v, "%s%.2e", out.empty() ? "" : " ", history[i].residual);
+    out += v;
+  }
+  return out;
+}
+
 std::vector<IterationRecord> solve_load_step(WellboreModel &model, const DofView &u, const NonlinearOptions &o,
-                                             bool &converged) {
+                                             bool &converged,
+                                             const std::function<void(const IterationRecord &)> &on_iteration) {
   Kokkos::Profiling::ScopedRegion region("fegpu::wellbore::load_step");
   const Index nn = model.num_nodes();
   DofView R("fegpu::wellbore::R", nn, 2), du("fegpu::wellbore::du", nn, 2), y("fegpu::wellbore::y", nn, 2),
@@ -52,17 +68,48 @@ std::vector<IterationRecord> solve_load_step(WellboreModel &model, const DofView
   const double scale = fnorm > 0 ? fnorm : 1.0;
   std::vector<IterationRecord> history;
   converged = false;
-  // out = -K^-1 R, returning the CG iterations.
+  const auto fail = [&](const std::string &why) {
+    throw RunError(to_string(o.method) + " iteration " + std::to_string(history.size() + 1) + " " + why +
+                   "; relative residuals " + residual_history(history));
+  };
+  // out = -K^-1 R, returning the Krylov iterations.
   const auto correction = [&](const DofView &out) {
     axpy(b, R, -2.0, R); // b = -R
     Kokkos::deep_copy(out, 0.0);
-    const int it = model.solve(b, out, o.linear_tolerance, o.max_linear_iterations);
-    if (it < 0) throw RunError("the conjugate-gradient solve did not converge");
-    return it;
+    try {
+      return model.solve(b, out, o.linear_tolerance, o.max_linear_iterations);
+    } catch (const RunError &e) {
+      fail(std::string("failed in its linear solve: ") + e.what());
+    }
+    return 0;
+  };
+  // Records an iteration, then the residual r it reached: true once r meets the tolerance;
+  // RunError when the iteration diverges or stagnates.
+  double best = 0;
+  std::size_t best_at = 0;
+  const auto record = [&](double r_before, int linear, double r) {
+    history.push_back({r_before, linear});
+    if (on_iteration) on_iteration(history.back());
+    if (r <= o.tolerance) return true;
+    if (!std::isfinite(r) || r > 1e6) {
+      char why[96];
+      std::snprintf(why, sizeof why, "diverged (relative residual %.3e)", r);
+      history.push_back({r, 0});
+      fail(why);
+    }
+    if (r < 0.9 * best) best = r, best_at = history.size();
+    if (history.size() - best_at >= static_cast<std::size_t>(o.stagnation_window)) {
+      history.push_back({r, 0});
+      fail("stagnated (no 10% gain in " + std::to_string(o.stagnation_window) +
+           " iterations: past the limit load, or a tolerance below what round-off allows?)");
+    }
+    return false;
   };
   if (o.method != Method::Newton) model.jacobian(u); // the stiffness at the committed state, once
   model.residual(u, R);
   double r = std::sqrt(dot(R, R)) / scale;
+  best = r;
+  if (!std::isfinite(r)) fail("started from a non-finite residual");
   if (o.method == Method::ModifiedInitialStiffness && r > o.tolerance) {
     int it = correction(du); // du^0 at u^0
     double omega = 1.0;
@@ -72,20 +119,21 @@ std::vector<IterationRecord> solve_load_step(WellboreModel &model, const DofView
       it += correction(ds);
       axpy(u, y, 1.0, ds);
       omega += dot(du, ds) / dot(du, du);
-      history.push_back({r, it});
+      const double r_before = r;
       model.residual(u, R);
       r = std::sqrt(dot(R, R)) / scale;
-      if (r <= o.tolerance) break;
+      if (record(r_before, it, r)) break;
       it = correction(du);
     }
   } else {
     for (int k = 0; k < o.max_iterations && r > o.tolerance; ++k) {
       if (o.method == Method::Newton) model.jacobian(u);
       const int it = correction(du);
-      history.push_back({r, it});
       axpy(u, u, 1.0, du);
+      const double r_before = r;
       model.residual(u, R);
       r = std::sqrt(dot(R, R)) / scale;
+      if (record(r_before, it, r)) break;
     }
   }
   history.push_back({r, 0});

@@ -6,7 +6,10 @@
 #include "fegpu/core/error.hpp"
 #include "fegpu/mesh/topology.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace fegpu::wellbore {
 
@@ -85,6 +88,58 @@ WellboreModel::WellboreModel(const HostMesh &h, const Config &config)
   build_operators();
   build_graph();
   build_loads();
+  check_supports(h);
+}
+
+void WellboreModel::check_supports(const HostMesh &h) const {
+  // The fixed dofs must stop the three rigid motions of the plane, (1, 0), (0, 1) and (-y, x):
+  // else the stiffness is singular and no solver can find the displacement. Each fixed dof is a
+  // row (tx, ty, rotation) of the motions' values there; Gram-Schmidt on the three columns finds
+  // the motions no combination of the others covers. Coordinates about the centroid of the
+  // mesh's bounding box, in its size, so the rotation column is scaled like the others.
+  const auto fixed = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fixed_);
+  const Index nn = num_nodes();
+  double lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300};
+  for (Index n = 0; n < nn; ++n)
+    for (int d = 0; d < 2; ++d)
+      lo[d] = std::min(lo[d], h.xyz[3 * n + d]), hi[d] = std::max(hi[d], h.xyz[3 * n + d]);
+  const double c[2] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])};
+  const double size = std::max({hi[0] - lo[0], hi[1] - lo[1], 1e-300});
+  std::vector<double> col[3];
+  for (Index d = 0; d < 2 * nn; ++d) {
+    if (!fixed(d)) continue;
+    const Index n = d % nn;
+    const bool x = d < nn;
+    col[0].push_back(x ? 1 : 0), col[1].push_back(x ? 0 : 1);
+    col[2].push_back(x ? -(h.xyz[3 * n + 1] - c[1]) / size : (h.xyz[3 * n] - c[0]) / size);
+  }
+  static const char *motion[3] = {"a translation in x", "a translation in y", "a rotation"};
+  std::string free;
+  for (int k = 0; k < 3; ++k) {
+    double norm0 = 0, norm = 0;
+    for (double v : col[k])
+      norm0 += v * v;
+    for (int j = 0; j < k; ++j) { // against the earlier (orthonormal, or empty) columns
+      double p = 0;
+      for (std::size_t i = 0; i < col[k].size(); ++i)
+        p += col[k][i] * col[j][i];
+      for (std::size_t i = 0; i < col[k].size(); ++i)
+        col[k][i] -= p * col[j][i];
+    }
+    for (double v : col[k])
+      norm += v * v;
+    if (norm <= 1e-20 * std::max(norm0, 1.0)) {
+      free += (free.empty() ? "" : " and ") + std::string(motion[k]);
+      std::fill(col[k].begin(), col[k].end(), 0.0);
+    } else {
+      for (double &v : col[k])
+        v /= std::sqrt(norm);
+    }
+  }
+  if (!free.empty())
+    throw InputError("boundary_conditions: the fixed displacements leave the body free to move (" + free +
+                     " is not prevented), so its stiffness is singular; fix more components (a node set, or pins "
+                     "at points)");
 }
 
 void WellboreModel::build_operators() {

@@ -10,6 +10,7 @@
 #include "crs.hpp"
 #include "fegpu/assembly/scatter.hpp"
 #include "fegpu/mesh/mesh.hpp"
+#include "krylov.hpp"
 #include "mohr_coulomb.hpp"
 #include "quad_basis.hpp"
 
@@ -89,11 +90,16 @@ public:
   void residual(const DofView &u, const DofView &R);
   /// The consistent tangent at u into matrix(); fixed dofs get unit rows and columns.
   void jacobian(const DofView &u);
-  /// Solves matrix() x = b: directly if a direct solver is set (returns 0), else by conjugate
-  /// gradients to |r| <= rtol |b|, preconditioned by the multigrid V-cycle if one is set, else by
-  /// the diagonal.
-  /// Returns the iteration count (negative if max_iterations was reached).
+  /// Solves matrix() x = b: directly if a direct solver is set (returns 0), else to
+  /// |r| <= rtol |b| by conjugate gradients, or by BiCGStab where the flow is non-associative
+  /// (the tangent is then not symmetric), preconditioned by the multigrid V-cycle if one is set,
+  /// else by the diagonal. Returns the iteration count; throws RunError if the solve fails.
   int solve(const DofView &b, const DofView &x, double rtol, int max_iterations) const;
+  /// The Krylov method solve() uses.
+  KrylovMethod krylov_method() const {
+    return config_.material.sin_psi == config_.material.sin_phi ? KrylovMethod::ConjugateGradients
+                                                                : KrylovMethod::BiCGStab;
+  }
   /// Accepts u and the trial state as the converged state of a load step.
   void commit(const DofView &u);
 
@@ -120,6 +126,8 @@ public:
   void build_graph();
   void build_loads();
   void add_normal_stress(const SideSet &side, double value, const DofView &f) const;
+  /// InputError unless the fixed dofs stop every rigid motion of the plane.
+  void check_supports(const HostMesh &h) const;
   void block_strains(const DofView &u);
   /// The point strains of the staged strategies (allocated on first use).
   const PointStrain &strain_stage();
@@ -137,7 +145,7 @@ private:
   CrsMatrix K_;
   DofView f_ext_, f_initial_, f_final_, u_n_;
   std::shared_ptr<const Multigrid> mg_;
-  mutable CgWork cg_work_; // conjugate gradients' vectors, kept between solves
+  mutable KrylovWork krylov_work_; // the Krylov solvers' vectors, kept between solves
   std::shared_ptr<DirectSolver> direct_;
   DeviceView<int *> fixed_;     // (dof): 1 if fixed
   PointTensor sigma_n_, sigma_; // (element, point, component)
