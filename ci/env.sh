@@ -18,7 +18,7 @@ in_env() {
       bound=1
     fi
     local outside_pwd=$PWD
-    case "$outside_pwd" in "$REPO"*) ;; *) outside_pwd=$REPO ;; esac
+    case "$outside_pwd" in "$REPO" | "$REPO"/* | /tmp | /tmp/*) ;; *) outside_pwd=$REPO ;; esac
     local status=0 child
     chroot "$FEGPU_ROOT" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root TERM="${TERM:-dumb}" \
       OMP_PROC_BIND="${OMP_PROC_BIND:-false}" CTEST_OUTPUT_ON_FAILURE=1 \

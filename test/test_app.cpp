@@ -389,6 +389,27 @@ TEST_F(App, WellboreRunWritesStepsAndAProfile) {
   EXPECT_NEAR(v[2], -49.9937, 0.5);
 }
 
+TEST_F(App, AFailedProfileWriteKeepsTheEarlierProfile) {
+  // The profile is written through profile.csv.partial and renamed: with that name a link to
+  // /dev/full (every write: "No space left on device"), the run ends with exit 3, the file and
+  // the reason, and the profile of the earlier run is kept as it was. The Exodus file, written in
+  // place, says that it replaced the earlier one.
+  ASSERT_EQ(run(kWellbore).status, 0);
+  const std::string before = slurp(dir_ / "out" / "profile.csv");
+  ASSERT_GT(before.size(), 1000u);
+  fs::create_symlink("/dev/full", dir_ / "out" / "profile.csv.partial");
+  const Result r = run(kWellbore);
+  EXPECT_EQ(r.status, 3) << r.err;
+  for (const char *f : {"profile.csv", "No space left on device", "wellbore.e holds what was written",
+                        "in place of an earlier file of that name"})
+    EXPECT_NE(r.err.find(f), std::string::npos) << "missing '" << f << "' in: " << r.err;
+  EXPECT_EQ(slurp(dir_ / "out" / "profile.csv"), before);
+  // A ray that misses the mesh is bad input, found by --check before anything is solved.
+  const Result miss = run(replace(kWellbore, "ray_angle: 45", "ray_angle: 180"), "--check");
+  EXPECT_EQ(miss.status, 2) << miss.err;
+  EXPECT_NE(miss.err.find("output.ray_angle: the ray at 180"), std::string::npos) << miss.err;
+}
+
 TEST_F(App, BadWellboreInput) {
   expect_bad_input(replace(kWellbore, "friction_angle: 20.0}", "friction_angle: 20.0, dilation_angle: 30.0}"),
                    {"material.dilation_angle", "friction_angle"});

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <unistd.h>
 
@@ -149,11 +150,13 @@ TEST(Exodus, TheWriterThreadWritesTheSameFramesAndReportsItsErrors) {
       EXPECT_EQ(p.global(k), q.global(k));
     }
   }
-  // A file the thread cannot create ends the run at the next call, naming the file.
+  // A file the thread cannot create (its folder became a plain file) ends the run at the next
+  // call, naming the file.
   const fs::path dir = fs::path(temp_file("gone"));
   fs::create_directories(dir);
   AsyncExodusWriter a((dir / "r.e").string(), h, vars, "fegpu-kk");
   fs::remove_all(dir);
+  { std::ofstream(dir) << "not a folder"; }
   a.write(0.0, {frame(nn2, 0)}, {frame(ne2, 0)}, {0.0}, h2);
   try {
     a.finish();

@@ -5,6 +5,7 @@
 #include "fegpu/mesh/generators.hpp"
 
 #include <csignal>
+#include <sys/resource.h>
 #include <thread>
 
 namespace {
@@ -143,4 +144,63 @@ TEST_F(App, FieldsDoNotDependOnTheThreadCount) {
     ++files;
   }
   EXPECT_GT(files, 3);
+}
+
+TEST_F(App, AFailedWriteEndsTheRunWithTheFileAndTheReason) {
+  // The file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored) makes a write fail with EFBIG partway
+  // through the series, as a full disk fails with ENOSPC: exit 3, the file, the system's reason,
+  // and what the file holds.
+  { std::ofstream(dir_ / "input.yaml") << replace(kGood, "every_steps: 10", "every_steps: 1"); }
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
+    std::freopen(out.c_str(), "w", stdout);
+    std::freopen(err.c_str(), "w", stderr);
+    std::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{64 * 1024, 64 * 1024};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    execl(FEGPU_APP, FEGPU_APP, (dir_ / "input.yaml").c_str(), "--output-dir", (dir_ / "out").c_str(), nullptr);
+    _exit(127);
+  }
+  int raw = 0;
+  waitpid(pid, &raw, 0);
+  ASSERT_TRUE(WIFEXITED(raw));
+  EXPECT_EQ(WEXITSTATUS(raw), 3);
+  const std::string err = slurp(dir_ / "stderr");
+  for (const char *f : {"run failed", "good.e", "File too large", "holds what was written before the failure"})
+    EXPECT_NE(err.find(f), std::string::npos) << "missing '" << f << "' in: " << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+}
+
+TEST_F(App, CheckRefusesWhatTheRunWouldRefuse) {
+  // Output paths: a folder that is a file, an output file that is a folder (--check and the run
+  // alike, exit 2, nothing written).
+  { std::ofstream(dir_ / "afile") << "x"; }
+  Result r = run(kGood, "--check --output-dir " + (dir_ / "afile").string());
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("is not a folder"), std::string::npos) << r.err;
+  fs::create_directories(dir_ / "out" / "good.e");
+  for (const char *mode : {"--check", ""}) {
+    r = run(kGood, mode);
+    EXPECT_EQ(r.status, 2) << mode << r.err;
+    EXPECT_NE(r.err.find("output.file: '"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("is a folder"), std::string::npos) << r.err;
+  }
+  fs::remove_all(dir_ / "out" / "good.e");
+  // A folder inside the output folder that does not exist yet is made.
+  r = run(replace(kGood, "file: good.e", "file: sub/good.e"));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "sub" / "good.e"));
+  // A mesh with an inverted element: the file and the element are named, by --check too.
+  fegpu::HostMesh h = fegpu::generate_rectangle(fegpu::ElementType::Tri6, 4, 2, 1.0, 0.1);
+  std::swap(h.conn[6 * 4 + 1], h.conn[6 * 4 + 2]); // element 5 turned clockwise
+  std::swap(h.conn[6 * 4 + 3], h.conn[6 * 4 + 5]);
+  write_mesh(dir_ / "plate.exo", h);
+  fs::remove_all(dir_ / "out");
+  fs::create_directories(dir_ / "out");
+  r = run(on_file_mesh(kGood), "--check");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("mesh file '"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("plate.exo', element 5 is inverted"), std::string::npos) << r.err;
 }

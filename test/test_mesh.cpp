@@ -218,3 +218,21 @@ TEST(Generators, SeedTableA2AnnulusT6Large) {
   const Coloring c = color_elements(m, t.node2elem, ColoringAlgorithm::JonesPlassmann);
   EXPECT_EQ(count_coloring_conflicts(m, t.node2elem, c.color), 0);
 }
+
+TEST(Topology, ANonManifoldFacetNamesTheMeshAndTheElement) {
+  // Three triangles on one edge (a "book" of pages): the topology is refused, naming the first
+  // element that has such a facet, by the mesh's own source.
+  HostMesh h;
+  h.type = ElementType::Tri3;
+  h.xyz = {0, 0, 0, 1, 0, 0, 0.5, 1, 0, 0.5, -1, 0, 0.3, 0.8, 0};
+  h.conn = {0, 3, 1, /**/ 0, 1, 2, /**/ 0, 1, 4};
+  h.source = "mesh file 'book.exo'";
+  try {
+    build_topology(upload(h));
+    FAIL() << "a facet of three elements was accepted";
+  } catch (const InputError &e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("mesh file 'book.exo', element 1:"), std::string::npos) << m;
+    EXPECT_NE(m.find("shared by more than two elements"), std::string::npos) << m;
+  }
+}

@@ -121,19 +121,19 @@ GlobalIdView split_node_ids(const GlobalIdView &input, const IndexView &origin) 
 
 namespace {
 
-template <int N> double min_jacobian(const Mesh &mesh) {
-  double min_det = 0;
+template <int N> Index first_inverted(const Mesh &mesh) {
+  Index first = mesh.num_elems();
   const auto g = gather<N>(mesh);
   Kokkos::parallel_reduce(
       "fegpu::elastic::check_jacobian", range(0, mesh.num_elems()),
-      KOKKOS_LAMBDA(Index e, double &mn) {
+      KOKKOS_LAMBDA(Index e, Index & lo) {
         double x[N], y[N], md;
         g.coords(e, x, y);
         area<N>(x, y, md);
-        mn = md < mn ? md : mn;
+        if (!(md > 0) && e < lo) lo = e;
       },
-      Kokkos::Min<double>(min_det));
-  return min_det;
+      Kokkos::Min<Index>(first));
+  return first < mesh.num_elems() ? first : -1;
 }
 
 template <int N> double max_eigenvalue(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em) {
@@ -169,8 +169,8 @@ void element_stress(const Mesh &mesh, const DeviceView<Material *> &mats, const 
 
 } // namespace
 
-double min_jacobian(const Mesh &mesh) {
-  return mesh.type == ElementType::Tri3 ? min_jacobian<3>(mesh) : min_jacobian<6>(mesh);
+Index first_inverted(const Mesh &mesh) {
+  return mesh.type == ElementType::Tri3 ? first_inverted<3>(mesh) : first_inverted<6>(mesh);
 }
 
 double max_eigenvalue(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em) {

@@ -10,8 +10,8 @@
 
 namespace fegpu::elastic::kernels {
 
-/// Smallest det J over the elements' integration points.
-double min_jacobian(const Mesh &mesh);
+/// The first element with det J <= 0 (inverted or degenerate), or -1 if none.
+Index first_inverted(const Mesh &mesh);
 /// Largest eigenvalue of the element generalized problems K v = lambda M v (power iteration).
 double max_eigenvalue(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &elem_mat);
 /// mass += the row-sum lumped mass of every element (both components).

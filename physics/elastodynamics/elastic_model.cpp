@@ -68,8 +68,8 @@ ElasticModel::ElasticModel(const HostMesh &mesh, Config config) : host_mesh_(mes
                                         elem_mat.data(), ne));
 
   // Validity: every element must have positive det J at its integration points.
-  const double min_det = kernels::min_jacobian(mesh_);
-  if (!(min_det > 0)) throw InputError("the mesh has an inverted or degenerate element (det J <= 0)");
+  if (const Index e = kernels::first_inverted(mesh_); e >= 0)
+    throw InputError(element_place(mesh_, e) + " is inverted or degenerate (det J <= 0 at an integration point)");
 
   original_gid_ = mesh_.node_gid;
   for (const auto &ns : mesh_.node_sets)

@@ -19,6 +19,7 @@
 ///                                                  # cholmod: the host reference (symmetric only)
 ///   output: {file: wellbore.e, profile: wellbore_profile.csv, ray_angle: 45}
 #include "direct.hpp"
+#include "fegpu/io/output_files.hpp"
 #include "fegpu/mesh/mesh_input.hpp"
 #include "problem.hpp"
 
@@ -100,6 +101,16 @@ Problem parse_problem(const InputNode &root, const RunOptions &opts) {
     p.file = o.get<std::string>("file", p.file);
     p.profile = o.get<std::string>("profile", "");
     p.ray_angle = o.get<double>("ray_angle", p.ray_angle);
+    check_output_file(opts.output_path(p.file), "output.file");
+    if (!p.profile.empty()) {
+      check_output_file(opts.output_path(p.profile), "output.profile");
+      p.ray = locate_ray(p.mesh, p.ray_angle);
+      if (p.ray.empty())
+        o.child(o.has("ray_angle") ? "ray_angle" : "profile")
+            .error("the ray at " + std::to_string(p.ray_angle) + " degrees misses the mesh");
+    }
+  } else {
+    check_output_file(opts.output_path(p.file), "output.file");
   }
   return p;
 }

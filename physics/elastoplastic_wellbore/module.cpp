@@ -6,6 +6,7 @@
 #include "direct.hpp"
 #include "fegpu/core/error.hpp"
 #include "fegpu/driver/progress.hpp"
+#include "fegpu/io/output_files.hpp"
 #include "problem.hpp"
 
 #include <cstdio>
@@ -40,6 +41,22 @@ public:
   void run() override {
     const PhaseTimer::Activate active(timer_);
     LoadStepOutput output(p_, opts_);
+    try {
+      load_steps(output);
+    } catch (const RunError &e) {
+      throw RunError(e.what() + failed_output_note(output.path(), output.replaced()));
+    }
+    if (opts_.quiet) return;
+    const Fields &f = output.fields();
+    std::printf("done: %d load steps; %ld integration points yielded, out to r = %.5f; output %s\n", p_.load_steps,
+                f.plastic_points, f.plastic_radius, output.path().c_str());
+    std::printf("time per phase:\n%s", timer_.summary().c_str());
+  }
+
+private:
+  /// Every load step: the loads ramped, the iteration to equilibrium, the state committed and
+  /// written; then the profile.
+  void load_steps(LoadStepOutput &output) {
     DofView u("fegpu::wellbore::u", model_->num_nodes(), 2);
     const int steps = p_.load_steps;
     for (int step = 1; step <= steps; ++step) {
@@ -92,18 +109,10 @@ public:
                           std::to_string(steps) + "; " + output.path() + " ends with it",
                       sig);
     }
-    {
-      auto phase = timer_.scope("output");
-      output.finish();
-    }
-    if (opts_.quiet) return;
-    const Fields &f = output.fields();
-    std::printf("done: %d load steps; %ld integration points yielded, out to r = %.5f; output %s\n", steps,
-                f.plastic_points, f.plastic_radius, output.path().c_str());
-    std::printf("time per phase:\n%s", timer_.summary().c_str());
+    auto phase = timer_.scope("output");
+    output.finish();
   }
 
-private:
   RunOptions opts_;
   Problem p_;
   PhaseTimer timer_;

@@ -3,10 +3,11 @@
 /// strain projected to the nodes and averaged per element, and the load step's globals; at the
 /// end a CSV profile along a ray, located by inverting the element maps.
 #include "fegpu/core/error.hpp"
+#include "fegpu/io/output_files.hpp"
 #include "problem.hpp"
 
 #include <cmath>
-#include <fstream>
+#include <sstream>
 
 namespace fegpu::wellbore {
 
@@ -63,54 +64,29 @@ Fields project(const WellboreModel &m, const HostMesh &h) {
   return f;
 }
 
-/// Samples the displacement and the projected fields along the ray at `angle` degrees from the
-/// smallest to the largest nodal radius, locating each point by inverting the element maps.
-void write_profile(const std::string &path, const HostMesh &h, const QuadBasis &basis, const std::vector<double> &u,
-                   const Fields &f, double angle) {
+/// The profile's CSV text: the displacement and the projected fields at the ray's points.
+std::string profile_text(const std::vector<RayPoint> &ray, const HostMesh &h, const QuadBasis &basis,
+                         const std::vector<double> &u, const Fields &f, double angle) {
   const int npe = basis.nodes;
-  const Index ne = static_cast<Index>(h.conn.size() / npe), nn = static_cast<Index>(h.xyz.size() / 3);
+  const Index nn = static_cast<Index>(h.xyz.size() / 3);
   const double c = std::cos(angle * M_PI / 180), s = std::sin(angle * M_PI / 180);
-  double rmin = 1e300, rmax = 0;
-  for (Index n = 0; n < nn; ++n) {
-    const double r = std::hypot(h.xyz[3 * n], h.xyz[3 * n + 1]);
-    rmin = std::min(rmin, r), rmax = std::max(rmax, r);
-  }
-  std::ofstream out(path);
-  if (!out) throw RunError("cannot write " + path);
+  std::ostringstream out;
   out << "r,u_r,sigma_rr,sigma_tt,sigma_zz,equivalent_plastic_strain\n";
   out.precision(10);
-  const int samples = 400;
-  int written = 0;
-  for (int i = 0; i <= samples; ++i) {
-    const double r = rmin * std::pow(rmax / rmin, double(i) / samples), x = r * c, y = r * s;
-    for (Index e = 0; e < ne; ++e) {
-      double lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300};
-      for (int k = 0; k < npe; ++k)
-        for (int d = 0; d < 2; ++d) {
-          const double v = h.xyz[3 * h.conn[npe * e + k] + d];
-          lo[d] = std::min(lo[d], v), hi[d] = std::max(hi[d], v);
-        }
-      const double tol = 1e-9 * rmax;
-      if (x < lo[0] - tol || x > hi[0] + tol || y < lo[1] - tol || y > hi[1] + tol) continue;
-      double xi, eta, N[kMaxQuadNodes], dN[kMaxQuadNodes][2];
-      inverse_map(basis, h, e, x, y, xi, eta);
-      if (std::abs(xi) > 1 + 1e-9 || std::abs(eta) > 1 + 1e-9) continue;
-      basis.eval(xi, eta, N, dN);
-      double v[7] = {0, 0, 0, 0, 0, 0, 0}; // ux, uy, sxx, syy, szz, sxy, eqps
-      for (int k = 0; k < npe; ++k) {
-        const Index n = h.conn[npe * e + k];
-        v[0] += N[k] * u[n], v[1] += N[k] * u[nn + n];
-        for (int q = 0; q < 5; ++q)
-          v[2 + q] += N[k] * f.nodal[q][n];
-      }
-      out << r << ',' << v[0] * c + v[1] * s << ',' << v[2] * c * c + v[3] * s * s + 2 * v[5] * c * s << ','
-          << v[2] * s * s + v[3] * c * c - 2 * v[5] * c * s << ',' << v[4] << ',' << v[6] << '\n';
-      ++written;
-      break;
+  for (const RayPoint &p : ray) {
+    double N[kMaxQuadNodes], dN[kMaxQuadNodes][2];
+    basis.eval(p.xi, p.eta, N, dN);
+    double v[7] = {0, 0, 0, 0, 0, 0, 0}; // ux, uy, sxx, syy, szz, sxy, eqps
+    for (int k = 0; k < npe; ++k) {
+      const Index n = h.conn[npe * p.element + k];
+      v[0] += N[k] * u[n], v[1] += N[k] * u[nn + n];
+      for (int q = 0; q < 5; ++q)
+        v[2 + q] += N[k] * f.nodal[q][n];
     }
+    out << p.r << ',' << v[0] * c + v[1] * s << ',' << v[2] * c * c + v[3] * s * s + 2 * v[5] * c * s << ','
+        << v[2] * s * s + v[3] * c * c - 2 * v[5] * c * s << ',' << v[4] << ',' << v[6] << '\n';
   }
-  if (written == 0)
-    throw RunError("output.ray_angle: the ray at " + std::to_string(angle) + " degrees misses the mesh");
+  return out.str();
 }
 } // namespace
 
@@ -139,8 +115,45 @@ void LoadStepOutput::write(const WellboreModel &m, const DofView &u, double lamb
 }
 
 void LoadStepOutput::finish() {
+  writer_.close();
   if (profile_path_.empty()) return;
-  write_profile(profile_path_, problem_.mesh, QuadBasis(problem_.mesh.type), u_, fields_, problem_.ray_angle);
+  write_text_file(profile_path_, profile_text(problem_.ray, problem_.mesh, QuadBasis(problem_.mesh.type), u_, fields_,
+                                              problem_.ray_angle));
+}
+
+std::vector<RayPoint> locate_ray(const HostMesh &h, double angle) {
+  // 401 radii, geometric from the smallest to the largest nodal radius; each in the first element
+  // whose bounding box holds it and whose inverted map lands inside the reference square.
+  const QuadBasis basis(h.type);
+  const int npe = basis.nodes;
+  const Index ne = static_cast<Index>(h.conn.size() / npe), nn = static_cast<Index>(h.xyz.size() / 3);
+  const double c = std::cos(angle * M_PI / 180), s = std::sin(angle * M_PI / 180);
+  double rmin = 1e300, rmax = 0;
+  for (Index n = 0; n < nn; ++n) {
+    const double r = std::hypot(h.xyz[3 * n], h.xyz[3 * n + 1]);
+    rmin = std::min(rmin, r), rmax = std::max(rmax, r);
+  }
+  std::vector<RayPoint> ray;
+  const int samples = 400;
+  for (int i = 0; i <= samples; ++i) {
+    const double r = rmin * std::pow(rmax / rmin, double(i) / samples), x = r * c, y = r * s;
+    for (Index e = 0; e < ne; ++e) {
+      double lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300};
+      for (int k = 0; k < npe; ++k)
+        for (int d = 0; d < 2; ++d) {
+          const double v = h.xyz[3 * h.conn[npe * e + k] + d];
+          lo[d] = std::min(lo[d], v), hi[d] = std::max(hi[d], v);
+        }
+      const double tol = 1e-9 * rmax;
+      if (x < lo[0] - tol || x > hi[0] + tol || y < lo[1] - tol || y > hi[1] + tol) continue;
+      double xi, eta;
+      inverse_map(basis, h, e, x, y, xi, eta);
+      if (std::abs(xi) > 1 + 1e-9 || std::abs(eta) > 1 + 1e-9) continue;
+      ray.push_back({r, e, xi, eta});
+      break;
+    }
+  }
+  return ray;
 }
 
 } // namespace fegpu::wellbore

@@ -13,6 +13,18 @@
 
 namespace fegpu::wellbore {
 
+/// A point of the profile's ray: its radius, the element holding it and its reference coordinates.
+struct RayPoint {
+  double r;
+  Index element;
+  double xi, eta;
+};
+
+/// The ray at `angle` degrees from the mesh's smallest to its largest nodal radius, at 401 radii
+/// (geometric), each located by inverting the element maps; the points outside the mesh are left
+/// out (none left: the ray misses it).
+std::vector<RayPoint> locate_ray(const HostMesh &mesh, double angle);
+
 /// Everything the input says.
 struct Problem {
   HostMesh mesh;
@@ -23,6 +35,7 @@ struct Problem {
   std::optional<AnnulusSpec> annulus; ///< set when multigrid preconditions the solves
   std::string file = "wellbore.e", profile;
   double ray_angle = 45.0;
+  std::vector<RayPoint> ray; ///< where the profile samples (when one is asked for)
 };
 
 /// Reads the module's sections and its mesh; throws InputError at the offending key.
@@ -44,10 +57,12 @@ public:
   LoadStepOutput(const Problem &p, const RunOptions &opts);
   /// Writes the converged state of a load step.
   void write(const WellboreModel &m, const DofView &u, double lambda, const std::vector<IterationRecord> &history);
-  /// Writes the profile of the last state written, where the input asks for one.
+  /// Closes the Exodus file and writes the profile of the last state written, where the input
+  /// asks for one.
   void finish();
   const Fields &fields() const { return fields_; }
   const std::string &path() const { return writer_.path(); }
+  bool replaced() const { return writer_.replaced(); }
 
 private:
   const Problem &problem_;

@@ -155,10 +155,10 @@ void WellboreModel::build_operators() {
   const auto conn = mesh_.elem2node;
   const auto X = mesh_.coords;
   const QuadBasis basis = basis_;
-  Index bad = 0;
+  Index first_bad = ne;
   Kokkos::parallel_reduce(
       "fegpu::wellbore::operators", range(0, ne),
-      KOKKOS_LAMBDA(Index e, Index & nbad) {
+      KOKKOS_LAMBDA(Index e, Index & lo) {
         for (int q = 0; q < np; ++q) {
           double xi, eta, wx, wy;
           gauss_legendre(n1, q % n1, xi, wx);
@@ -173,7 +173,7 @@ void WellboreModel::build_operators() {
               J[0][d] += X(n, 0) * dN[k][d], J[1][d] += X(n, 1) * dN[k][d];
           }
           const double det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-          if (!(det > 0)) ++nbad;
+          if (!(det > 0) && e < lo) lo = e;
           W(e, q) = wx * wy * det;
           xy(e, q, 0) = px, xy(e, q, 1) = py;
           for (int k = 0; k < npe; ++k) {
@@ -186,10 +186,10 @@ void WellboreModel::build_operators() {
           }
         }
       },
-      bad);
-  if (bad > 0)
-    throw InputError(std::to_string(bad) +
-                     " integration points with a non-positive Jacobian (inverted or clockwise elements)");
+      Kokkos::Min<Index>(first_bad));
+  if (first_bad < ne)
+    throw InputError(element_place(mesh_, first_bad) +
+                     " has an integration point with a non-positive Jacobian (inverted or clockwise)");
 }
 
 void WellboreModel::build_graph() {

@@ -2,6 +2,7 @@
 
 #include "fegpu/core/error.hpp"
 #include "fegpu/io/async_writer.hpp"
+#include "fegpu/io/output_files.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -98,38 +99,40 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
     std::fprintf(stderr, "fegpu-kk: warning: the time step %.6e exceeds the estimated stability limit %.6e\n", s.dt,
                  s.dt_critical);
 
-
   const long every_steps = output.every_steps;
   const double every_time = output.every_time > 0 ? output.every_time : (every_steps > 0 ? 0 : time.end_time / 20);
   double next_output = every_time;
   Progress progress(opts.progress, s.steps * s.dt);
   RunSummary sum;
   const auto start = std::chrono::steady_clock::now();
-  {
-    auto phase = timer.scope("time_loop");
-    while (in.steps() < s.steps) {
-      in.step();
-      const long n = in.steps();
-      const double t = in.time();
-      const bool stop = stop_requested() != 0; // SIGINT or SIGTERM: this step is the last
-      const bool due = (every_steps > 0 && n % every_steps == 0) ||
-                       (every_time > 0 && t >= next_output - 1e-9 * s.dt) || n == s.steps || stop;
-      if (due) {
-        auto out = timer.scope("output");
-        sum.energies = checked_energies(in, s);
-        write_frame(*writer, in, s, sum.energies);
-        while (every_time > 0 && next_output <= t + 1e-9 * s.dt)
-          next_output += every_time;
-      } else if (n % in.check_interval() == 0) {
-        checked_energies(in, s);
+  try {
+    {
+      auto phase = timer.scope("time_loop");
+      while (in.steps() < s.steps) {
+        in.step();
+        const long n = in.steps();
+        const double t = in.time();
+        const bool stop = stop_requested() != 0; // SIGINT or SIGTERM: this step is the last
+        const bool due = (every_steps > 0 && n % every_steps == 0) ||
+                         (every_time > 0 && t >= next_output - 1e-9 * s.dt) || n == s.steps || stop;
+        if (due) {
+          auto out = timer.scope("output");
+          sum.energies = checked_energies(in, s);
+          write_frame(*writer, in, s, sum.energies);
+          while (every_time > 0 && next_output <= t + 1e-9 * s.dt)
+            next_output += every_time;
+        } else if (n % in.check_interval() == 0) {
+          checked_energies(in, s);
+        }
+        progress.update(n, t);
+        if (stop) break;
       }
-      progress.update(n, t);
-      if (stop) break;
     }
-  }
-  {
     auto phase = timer.scope("output"); // the frames the writer's thread has not written yet
     writer->finish();
+  } catch (const RunError &e) {
+    progress.finish();
+    throw RunError(e.what() + failed_output_note(writer->path(), writer->replaced()));
   }
   progress.finish();
   sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -173,6 +176,7 @@ void ExplicitSimulation::setup() {
     auto phase = timer_.scope("setup");
     integrator_ = build();
   }
+  check_output_file(opts_.output_path(output_.file), "output.file");
   if (!opts_.quiet) std::printf("%s\n", integrator_->description().c_str());
   // The schedule now, so that --check refuses a run it would refuse, and warns as it would.
   const Schedule s(time_, integrator_->critical_time_step());

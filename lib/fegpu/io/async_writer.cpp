@@ -23,7 +23,7 @@ void quiet_hdf5_on_this_thread() {
 AsyncExodusWriter::AsyncExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title,
                                      std::size_t depth)
     : writer_(std::make_unique<ExodusWriter>(path, mesh, std::move(vars), std::move(title))), depth_(depth),
-      base_(path), path_(writer_->path()) {
+      replaced_(writer_->replaced()), base_(path), path_(writer_->path()) {
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -61,6 +61,7 @@ void AsyncExodusWriter::finish() {
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [&] { return (queue_.empty() && !busy_) || error_; });
   rethrow();
+  writer_->close(); // the writer's thread is idle: nothing is queued
 }
 
 void AsyncExodusWriter::loop() {

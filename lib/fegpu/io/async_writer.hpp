@@ -29,8 +29,10 @@ public:
   /// Queues one frame; with `next_mesh`, it opens the next file of the series first.
   void write(double time, std::vector<std::vector<double>> nodal, std::vector<std::vector<double>> element,
              std::vector<double> global, std::optional<HostMesh> next_mesh = std::nullopt);
-  /// Waits until every queued frame is written; rethrows the thread's error.
+  /// Waits until every queued frame is written and closes the file; rethrows the thread's error.
   void finish();
+  /// Whether the first file of the series replaced an earlier file of that name.
+  bool replaced() const { return replaced_; }
   /// Frames queued since the current file began (written or not).
   int frames_in_file() const { return frames_in_file_; }
   /// The file the last queued frame goes to.
@@ -51,7 +53,7 @@ private:
   std::deque<Frame> queue_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  bool busy_ = false, stop_ = false;
+  bool busy_ = false, stop_ = false, replaced_ = false;
   std::exception_ptr error_;
   int frames_in_file_ = 0, file_index_ = 1;
   std::string base_, path_;

@@ -1,29 +1,44 @@
 #include "fegpu/io/exodus.hpp"
 
 #include "fegpu/core/error.hpp"
+#include "fegpu/io/output_files.hpp"
 
 #include <exodusII.h>
 #include <netcdf.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 namespace fegpu {
 
 namespace {
 
+/// "; the system says: ..." for an Exodus error code that is netCDF's (negative, above Exodus's
+/// own -1000s) or the system's (positive, below Exodus's 1000s), else for errno; "" for neither.
+std::string system_reason(int code, int sys) {
+  const char *why = nullptr;
+  if ((code < 0 && code > -1000) || (code > 0 && code < 1000))
+    why = nc_strerror(code);
+  else if (sys != 0)
+    why = std::strerror(sys);
+  return why ? std::string(" (") + why + ")" : "";
+}
+
 /// Every Exodus call goes through here: a negative status becomes an exception carrying the
 /// library's own message.
 template <class Error = RunError> void exo(int status, const char *what, const std::string &path) {
   if (status >= 0) return;
+  const int sys = errno;
   const char *msg = nullptr, *func = nullptr;
   int code = 0;
   ex_get_err(&msg, &func, &code);
   throw Error(std::string("Exodus ") + what + " failed for '" + path + "'" +
-              (msg && *msg ? std::string(": ") + msg : ""));
+              (msg && *msg ? std::string(": ") + msg : "") + system_reason(code, sys));
 }
 
 int exodus_side(ElementType t, int facet) { return t == ElementType::Shell4 ? facet + 3 : facet + 1; }
@@ -63,17 +78,22 @@ std::string ExodusWriter::series_name(const std::string &base, int index) {
 ExodusWriter::ExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title)
     : base_(std::move(path)), title_(std::move(title)), vars_(std::move(vars)) {
   ex_opts(0); // errors are reported through exceptions, not printed by the library
+  replaced_ = std::filesystem::exists(base_);
   // Later files of an earlier run's series would be read as part of this one: remove them.
   for (int i = 2; std::filesystem::exists(series_name(base_, i)); ++i)
     std::filesystem::remove(series_name(base_, i));
   open(mesh);
 }
 
-ExodusWriter::~ExodusWriter() { close(); }
+ExodusWriter::~ExodusWriter() {
+  if (exoid_ >= 0) ex_close(exoid_);
+}
 
 void ExodusWriter::close() {
-  if (exoid_ >= 0) ex_close(exoid_);
-  exoid_ = -1;
+  if (exoid_ < 0) return;
+  errno = 0;
+  const int id = std::exchange(exoid_, -1);
+  exo(ex_close(id), "ex_close", current_);
 }
 
 void ExodusWriter::start_next_file(const HostMesh &mesh) {
@@ -86,9 +106,17 @@ void ExodusWriter::open(const HostMesh &mesh) {
   current_ = series_name(base_, file_index_);
   step_ = 0;
   const std::string &p = current_;
+  make_parent_folders(p);
   int cpu_ws = sizeof(double), io_ws = sizeof(double);
+  errno = 0;
   exoid_ = ex_create(p.c_str(), EX_CLOBBER, &cpu_ws, &io_ws);
-  if (exoid_ < 0) throw RunError("cannot create Exodus file '" + p + "'");
+  if (exoid_ < 0) {
+    const int sys = errno;
+    const char *msg = nullptr, *func = nullptr;
+    int code = 0;
+    ex_get_err(&msg, &func, &code);
+    throw RunError("cannot create Exodus file '" + p + "'" + system_reason(code, sys));
+  }
   exo(ex_set_max_name_length(exoid_, 64), "ex_set_max_name_length", p);
   // Every value defined is written, so netCDF need not prefill the file (it would write it twice).
   int old_fill = 0;
@@ -229,6 +257,7 @@ void ExodusWriter::write_step(double time, const std::vector<const double *> &no
                   global.size() == vars_.global.size(),
               "write_step: values do not match the declared variables");
   ++step_;
+  errno = 0; // what a failed call leaves there is then its own
   exo(ex_put_time(exoid_, step_, &time), "ex_put_time", p);
   for (std::size_t v = 0; v < nodal.size(); ++v)
     exo(ex_put_var(exoid_, step_, EX_NODAL, int(v + 1), 1, num_nodes_, nodal[v]), "ex_put_var(nodal)", p);

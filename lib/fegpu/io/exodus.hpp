@@ -28,6 +28,10 @@ public:
   void write_step(double time, const std::vector<const double *> &nodal, const std::vector<const double *> &element,
                   const std::vector<double> &global);
   void start_next_file(const HostMesh &mesh);
+  /// Closes the file, RunError if that fails (the destructor closes it too, without a word).
+  void close();
+  /// Whether the first file of the series replaced an earlier file of that name.
+  bool replaced() const { return replaced_; }
 
   const std::string &path() const { return current_; }
   int steps_in_file() const { return step_; }
@@ -36,11 +40,11 @@ public:
 
 private:
   void open(const HostMesh &mesh);
-  void close();
   std::string base_, current_, title_;
   ExodusVariables vars_;
   std::vector<ElementBlock> blocks_; ///< all blocks, the extra ones as ranges after the main elements
   int exoid_ = -1, step_ = 0, file_index_ = 1;
+  bool replaced_ = false;
   std::size_t num_nodes_ = 0, num_elems_ = 0;
 };
 

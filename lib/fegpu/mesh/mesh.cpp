@@ -58,9 +58,16 @@ void facet_geometry(const Mesh &m, const std::vector<Index> &elems, const std::v
 const NodeSet &Mesh::node_set(const std::string &name) const { return find_set(node_sets, name, "node set"); }
 const SideSet &Mesh::side_set(const std::string &name) const { return find_set(side_sets, name, "side set"); }
 
+std::string element_place(const Mesh &m, Index e) {
+  GlobalId id = e + 1;
+  if (m.elem_gid.extent(0) > static_cast<std::size_t>(e)) Kokkos::deep_copy(id, Kokkos::subview(m.elem_gid, e));
+  return m.source + ", element " + std::to_string(id);
+}
+
 Mesh upload(const HostMesh &h) {
   Mesh m;
   m.type = h.type;
+  m.source = h.source;
   m.dim = h.dim;
   const int npe = element_info(h.type).nodes;
   const Index nn = static_cast<Index>(h.xyz.size() / 3), ne = static_cast<Index>(h.conn.size() / npe);
@@ -101,6 +108,7 @@ HostMesh download(const Mesh &m) {
   HostMesh h;
   h.type = m.type;
   h.dim = m.dim;
+  h.source = m.source;
   const Index nn = m.num_nodes(), ne = m.num_elems();
   const int npe = m.nodes_per_elem();
   auto xyz_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.coords);

@@ -41,6 +41,7 @@ struct Mesh {
   std::vector<ElementBlock> blocks;
   std::vector<NodeSet> node_sets;
   std::vector<SideSet> side_sets;
+  std::string source; ///< where it came from, for messages: "mesh file 'plate.exo'", "the generated mesh"
 
   Index num_nodes() const { return static_cast<Index>(coords.extent(0)); }
   Index num_elems() const { return static_cast<Index>(elem2node.extent(0)); }
@@ -76,7 +77,12 @@ struct HostMesh {
     std::size_t size() const { return conn.size() / nodes_per_elem; }
   };
   std::vector<ExtraBlock> extra_blocks;
+  std::string source = "the generated mesh"; ///< as Mesh::source
 };
+
+/// "mesh file 'plate.exo', element 17": where an error in element e is, by its global id (the
+/// file's own numbering), for the messages of topology and geometry checks.
+std::string element_place(const Mesh &m, Index e);
 
 /// Copies host arrays to the device (allocations labelled fegpu::mesh::*).
 Mesh upload(const HostMesh &h);

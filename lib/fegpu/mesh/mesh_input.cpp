@@ -40,10 +40,9 @@ void check_size(const InputNode &s, double cells, double per_cell, double lattic
     s.error(msg);
   }
   if (memory > 0 && bytes > memory) {
-    std::snprintf(
-        msg, sizeof msg,
-        "the mesh (%.3g elements) would need about %.0f GB of host memory; this machine has %.0f GB", elems,
-        bytes / 1e9, memory / 1e9);
+    std::snprintf(msg, sizeof msg,
+                  "the mesh (%.3g elements) would need about %.0f GB of host memory; this machine has %.0f GB", elems,
+                  bytes / 1e9, memory / 1e9);
     s.error(msg);
   }
 }
@@ -67,6 +66,7 @@ HostMesh read_mesh_section(const InputNode &s, const std::string &input_file, co
     }
     if (std::find(allowed.begin(), allowed.end(), h.type) == allowed.end())
       s.child("file").error("this module does not accept " + type_name(h.type) + " elements");
+    h.source = "mesh file '" + path + "'";
     return h;
   }
   const std::string gen = s.get_choice("generator", {"rectangle", "annulus", "disc", "cylinder", "hemisphere"});

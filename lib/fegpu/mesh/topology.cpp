@@ -91,14 +91,34 @@ Topology build_topology(const Mesh &mesh) {
               }
             }
           }
-          if (matches > 1) ++bad; // a non-manifold facet
+          if (matches > 1) ++bad; // a non-manifold facet (the element is found again below)
           e2e(e, f) = nb;
           e2ef(e, f) = nbf;
         }
       },
       errors);
-  if (errors > 0)
-    throw InputError("the mesh has " + std::to_string(errors) + " facets shared by more than two elements");
+  if (errors > 0) {
+    // The first such element, by a second pass: an error path, so its cost does not matter.
+    Index first = ne;
+    Kokkos::parallel_reduce(
+        "fegpu::topology::first_non_manifold", range(0, ne),
+        KOKKOS_LAMBDA(Index e, Index & lo) {
+          for (int f = 0; f < nf; ++f) {
+            const Index a = conn(e, facet_node(type, f, 0)), b = conn(e, facet_node(type, f, 1));
+            int matches = 0;
+            for (Index i = offsets(a); i < offsets(a + 1); ++i)
+              for (int g = 0; g < nf && incident(i) != e; ++g) {
+                const Index o = incident(i);
+                const Index c0 = conn(o, facet_node(type, g, 0)), c1 = conn(o, facet_node(type, g, 1));
+                matches += (c0 == b && c1 == a) || (c0 == a && c1 == b);
+              }
+            if (matches > 1 && e < lo) lo = e;
+          }
+        },
+        Kokkos::Min<Index>(first));
+    throw InputError(element_place(mesh, first) + ": a facet of it is shared by more than two elements (" +
+                     std::to_string(errors) + " such facet sides in the mesh)");
+  }
 
   // Facet numbering: the element with the smaller id owns a facet; count, scan, fill.
   IndexView owned("fegpu::topology::owned", ne + 1);
