@@ -2,10 +2,12 @@
 #include "fegpu/core/error.hpp"
 #include "fegpu/io/async_writer.hpp"
 #include "fegpu/io/exodus.hpp"
+#include "fegpu/io/gmsh.hpp"
 #include "fegpu/mesh/generators.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -173,4 +175,142 @@ TEST(Exodus, UnreadableFilesAreInputErrors) {
   std::fputs("this is not a netCDF file\n", f);
   std::fclose(f);
   EXPECT_THROW(read_exodus_mesh(junk), InputError);
+}
+
+namespace {
+/// The members of a set as a sorted list of (a, b) pairs (b is 0 for node sets).
+std::vector<std::pair<Index, Index>> members(const HostMesh::Set &s) {
+  std::vector<std::pair<Index, Index>> m;
+  for (std::size_t i = 0; i < s.a.size(); ++i)
+    m.push_back({s.a[i], s.b.empty() ? 0 : s.b[i]});
+  std::sort(m.begin(), m.end());
+  return m;
+}
+const HostMesh::Set *named(const std::vector<HostMesh::Set> &sets, const std::string &name) {
+  for (const auto &s : sets)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+} // namespace
+
+TEST(Gmsh, RoundTripWithSetsEveryType) {
+  // Every element type the modules use, with its blocks, node sets and side sets, written in MSH
+  // 4.1 and read back: the same coordinates (to the bit), connectivity, ids and set members.
+  std::vector<HostMesh> meshes;
+  for (ElementType t :
+       {ElementType::Tri3, ElementType::Tri6, ElementType::Quad4, ElementType::Quad9, ElementType::Quad16})
+    meshes.push_back(generate_rectangle(t, 3, 2, 1.5, 0.5));
+  meshes.push_back(generate_annulus(ElementType::Quad9, 4, 3, 0.1, 1.0, 1.2, 90.0));
+  meshes.push_back(generate_cylinder(6, 3, 1.0, 2.0, 180.0)); // a shell surface in 3D
+  for (const HostMesh &h : meshes) {
+    const std::string path = temp_file("round.msh");
+    write_gmsh_mesh(path, h);
+    const HostMesh g = read_gmsh_mesh(path);
+    SCOPED_TRACE(type_name(h.type));
+    EXPECT_EQ(g.type, h.type);
+    EXPECT_EQ(g.dim, h.dim);
+    EXPECT_EQ(g.xyz, h.xyz);
+    EXPECT_EQ(g.conn, h.conn);
+    ASSERT_EQ(g.elem_gid.size(), h.conn.size() / element_info(h.type).nodes);
+    ASSERT_EQ(g.blocks.size(), std::max<std::size_t>(1, h.blocks.size()));
+    for (const auto &s : h.node_sets) {
+      const auto *r = named(g.node_sets, s.name);
+      ASSERT_NE(r, nullptr) << s.name;
+      // A side set of the same name adds its edges' nodes: they are the set's own nodes here.
+      EXPECT_EQ(members(*r), members(s)) << s.name;
+    }
+    for (const auto &s : h.side_sets) {
+      const auto *r = named(g.side_sets, s.name);
+      ASSERT_NE(r, nullptr) << s.name;
+      EXPECT_EQ(members(*r), members(s)) << s.name;
+    }
+    std::remove(path.c_str());
+  }
+}
+
+TEST(Gmsh, BadFilesAreInputErrorsNamingTheLine) {
+  const std::string path = temp_file("bad.msh");
+  const auto error = [&](const std::string &text) {
+    { std::ofstream(path) << text; }
+    try {
+      read_gmsh_mesh(path);
+    } catch (const InputError &e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error("$MeshFormat\n2.2 0 8\n$EndMeshFormat\n").find("version 2.2"), std::string::npos);
+  const std::string head = "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n";
+  const std::string nodes = "$Nodes\n1 3 1 3\n2 1 0 3\n1\n2\n3\n0 0 0\n1 0 0\n0 1 0\n$EndNodes\n";
+  EXPECT_NE(error(head + nodes + "$Elements\n1 1 1 1\n2 1 2 1\n1 1 2 9\n$EndElements\n").find("node 9"),
+            std::string::npos);
+  EXPECT_NE(error(head + nodes + "$Elements\n1 1 1 1\n2 1 4 1\n1 1 2 3 4\n$EndElements\n").find("element type 4"),
+            std::string::npos);
+  const std::string bad = error(head + "$Nodes\n1 3 1 3\n2 1 0 3\n1\n2\n3\n0 0 0\n1 x 0\n");
+  EXPECT_NE(bad.find("line 11: 'x' is not a number"), std::string::npos) << bad;
+  EXPECT_NE(error("").find("expected $MeshFormat"), std::string::npos);
+  std::remove(path.c_str());
+}
+
+TEST(Gmsh, AMeshMadeByGmshHasItsGeometryAndSets) {
+  // config/plate_with_hole.msh, written by Gmsh 4.15 from plate_with_hole.geo: a quarter of a
+  // 2 x 2 plate with a hole of radius 0.1 in six-node triangles. Every node of a named curve lies on
+  // that curve, every side of a side set joins two nodes of its node set, the point group is the
+  // one node at (0, 0.1), every element is counter-clockwise, and the corner triangles fill the
+  // quarter plate less the hole's polygon (the fan of its sides' chords from the centre) exactly.
+  const HostMesh h = read_gmsh_mesh(std::string(FEGPU_SOURCE_DIR) + "/config/plate_with_hole.msh");
+  ASSERT_EQ(h.type, ElementType::Tri6);
+  EXPECT_EQ(h.dim, 2);
+  ASSERT_EQ(h.blocks.size(), 1u);
+  EXPECT_EQ(h.blocks[0].name, "plate");
+  const double L = 1.0, a = 0.1;
+  const auto on = [&](const std::string &set, auto &&curve) {
+    const auto *s = named(h.node_sets, set);
+    ASSERT_NE(s, nullptr) << set;
+    EXPECT_GT(s->a.size(), 2u) << set;
+    for (Index n : s->a)
+      EXPECT_LT(std::abs(curve(h.xyz[3 * n], h.xyz[3 * n + 1])), 1e-12) << set << " node " << n;
+    const auto *side = named(h.side_sets, set);
+    ASSERT_NE(side, nullptr) << set;
+    for (std::size_t i = 0; i < side->a.size(); ++i)
+      for (int k = 0; k < 3; ++k) {
+        const Index n = h.conn[6 * side->a[i] + facet_node(h.type, static_cast<int>(side->b[i]), k)];
+        EXPECT_TRUE(std::count(s->a.begin(), s->a.end(), n)) << set << ": side " << i;
+      }
+  };
+  on("left", [](double x, double) { return x; });
+  on("bottom", [](double, double y) { return y; });
+  on("right", [&](double x, double) { return x - L; });
+  on("top", [&](double, double y) { return y - L; });
+  on("hole", [&](double x, double y) { return std::hypot(x, y) - a; });
+  const auto *top = named(h.node_sets, "hole_top");
+  ASSERT_NE(top, nullptr);
+  ASSERT_EQ(top->a.size(), 1u);
+  EXPECT_EQ(h.xyz[3 * top->a[0]], 0.0);
+  EXPECT_NEAR(h.xyz[3 * top->a[0] + 1], a, 1e-15);
+  double area = 0;
+  const std::size_t ne = h.conn.size() / 6;
+  for (std::size_t e = 0; e < ne; ++e) {
+    const Index *c = &h.conn[6 * e];
+    const double A = 0.5 * ((h.xyz[3 * c[1]] - h.xyz[3 * c[0]]) * (h.xyz[3 * c[2] + 1] - h.xyz[3 * c[0] + 1]) -
+                            (h.xyz[3 * c[2]] - h.xyz[3 * c[0]]) * (h.xyz[3 * c[1] + 1] - h.xyz[3 * c[0] + 1]));
+    EXPECT_GT(A, 0) << "element " << e;
+    area += A;
+  }
+  double fan = 0; // the hole's polygon: a triangle (centre, two corners) per side
+  const auto *hole = named(h.side_sets, "hole");
+  for (std::size_t i = 0; i < hole->a.size(); ++i) {
+    const int f = static_cast<int>(hole->b[i]);
+    const Index p = h.conn[6 * hole->a[i] + facet_node(h.type, f, 0)],
+                q = h.conn[6 * hole->a[i] + facet_node(h.type, f, 1)];
+    fan += 0.5 * std::abs(h.xyz[3 * p] * h.xyz[3 * q + 1] - h.xyz[3 * q] * h.xyz[3 * p + 1]);
+  }
+  const double exact = L * L - fan;
+  std::printf("Gmsh plate: %zu nodes, %zu elements, %zu sides on the hole; corner-triangle area %.12f (plate less "
+              "the hole's polygon %.12f; less the circle %.12f)\n",
+              h.xyz.size() / 3, ne, hole->a.size(), area, exact, L * L - M_PI * a * a / 4);
+  EXPECT_NEAR(area, exact, 1e-12);
+  // Gmsh places the hole's corner nodes evenly: n chords of pi / (2 n) each.
+  const double n = static_cast<double>(hole->a.size());
+  EXPECT_NEAR(fan, n * a * a / 2 * std::sin(M_PI / (2 * n)), 1e-6 * fan);
 }

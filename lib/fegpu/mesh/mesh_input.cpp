@@ -1,6 +1,7 @@
 #include "fegpu/mesh/mesh_input.hpp"
 
 #include "fegpu/io/exodus.hpp"
+#include "fegpu/io/gmsh.hpp"
 #include "fegpu/mesh/generators.hpp"
 
 #include <algorithm>
@@ -59,8 +60,9 @@ HostMesh read_mesh_section(const InputNode &s, const std::string &input_file, co
     std::string path = s.get<std::string>("file");
     if (!path.empty() && path[0] != '/') path = folder_of(input_file) + "/" + path;
     HostMesh h;
+    const bool gmsh = path.size() > 4 && path.compare(path.size() - 4, 4, ".msh") == 0;
     try {
-      h = read_exodus_mesh(path);
+      h = gmsh ? read_gmsh_mesh(path) : read_exodus_mesh(path);
     } catch (const InputError &e) {
       s.child("file").error(e.what());
     }

@@ -7,7 +7,7 @@
 ///          outer_radius: 1.0, grading: 1.0, angle: 360}
 ///   mesh: {generator: disc, element: tri3, n_theta: 64, n_r: 8, radius: 1.0, core: 0.5}
 ///   mesh: {generator: cylinder, n_theta: 32, n_z: 16, radius: 1, length: 2, angle: 360}
-///   mesh: {file: part.exo}   (relative to the input file's folder)
+///   mesh: {file: part.exo | part.msh}   (Exodus II or Gmsh 4.1; relative to the input file's folder)
 #include "fegpu/input/input.hpp"
 #include "fegpu/mesh/mesh.hpp"
 
