@@ -128,16 +128,24 @@ TEST(Exodus, TheWriterThreadWritesTheSameFramesAndReportsItsErrors) {
     return v;
   };
   const std::string plain = temp_file("plain.e"), async = temp_file("async.e");
+  // One writer after the other: netCDF is not thread-safe, so no two threads may use it at once
+  // (the application has one writer at a time, its thread alone once the file exists).
   {
     ExodusWriter w(plain, h, vars);
+    for (int k = 0; k < 4; ++k) {
+      const std::size_t n = k == 3 ? nn2 : nn, e = k == 3 ? ne2 : ne;
+      if (k == 3) w.start_next_file(h2);
+      const auto u = frame(n, k), sv = frame(e, k + 7);
+      w.write_step(0.5 * k, {u.data()}, {sv.data()}, {double(k)});
+    }
+  }
+  {
     AsyncExodusWriter a(async, h, vars, "fegpu-kk");
     for (int k = 0; k < 4; ++k) {
       const bool next = k == 3;
       const std::size_t n = next ? nn2 : nn, e = next ? ne2 : ne;
-      if (next) w.start_next_file(h2);
-      const auto u = frame(n, k), sv = frame(e, k + 7);
-      w.write_step(0.5 * k, {u.data()}, {sv.data()}, {double(k)});
-      a.write(0.5 * k, {u}, {sv}, {double(k)}, next ? std::optional<HostMesh>(h2) : std::nullopt);
+      a.write(0.5 * k, {frame(n, k)}, {frame(e, k + 7)}, {double(k)},
+              next ? std::optional<HostMesh>(h2) : std::nullopt);
     }
     EXPECT_EQ(a.path(), async + "-s.0001");
     EXPECT_EQ(a.frames_in_file(), 1);

@@ -110,7 +110,7 @@ void WellboreModel::jacobian(const DofView &u) {
   if (direct_) direct_->factorize(K_);
 }
 
-int WellboreModel::solve(const DofView &b, const DofView &x, double rtol, int max_iterations) const {
+int WellboreModel::solve(const DofView &b, const DofView &x, double rtol, int max_iterations, double atol) const {
   if (direct_) {
     direct_->solve(b, x);
     return 0;
@@ -118,7 +118,7 @@ int WellboreModel::solve(const DofView &b, const DofView &x, double rtol, int ma
   StepPhase phase("fegpu::wellbore::krylov", "linear_solve");
   const Index n = K_.rows();
   return krylov_solve(krylov_method(), K_, RealView(b.data(), n), RealView(x.data(), n), rtol, max_iterations,
-                      mg_.get(), &krylov_work_);
+                      mg_.get(), &krylov_work_, atol);
 }
 
 } // namespace fegpu::wellbore

@@ -5,6 +5,7 @@
 #include "fegpu/core/error.hpp"
 #include "multigrid.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -18,8 +19,9 @@ namespace {
 /// tolerance and throws RunError, with the residual's history, when the solve cannot get there.
 class ResidualMonitor {
 public:
-  ResidualMonitor(KrylovMethod m, double bb, double rtol, int max_iterations)
-      : method_(m), scale_(bb > 0 ? std::sqrt(bb) : 1.0), rtol_(rtol), max_(max_iterations) {}
+  /// Converged at |r| <= max(rtol |b|, atol): the relative target rtol_ below.
+  ResidualMonitor(KrylovMethod m, double bb, double rtol, double atol, int max_iterations)
+      : method_(m), scale_(bb > 0 ? std::sqrt(bb) : 1.0), rtol_(std::max(rtol, atol / scale_)), max_(max_iterations) {}
 
   bool converged(int it, double rr) {
     const double r = std::sqrt(rr) / scale_;
@@ -85,8 +87,8 @@ void precondition(const CrsMatrix &A, const Multigrid *mg, const RealView &dinv,
       "fegpu::wellbore::krylov_jacobi", range(0, A.rows()), KOKKOS_LAMBDA(Index i) { z(i) = dinv(i) * r(i); });
 }
 
-int conjugate_gradients(const CrsMatrix &A, const RealView &b, const RealView &x, double rtol, int max_iterations,
-                        const Multigrid *mg, KrylovWork &w) {
+int conjugate_gradients(const CrsMatrix &A, const RealView &b, const RealView &x, double rtol, double atol,
+                        int max_iterations, const Multigrid *mg, KrylovWork &w) {
   const Index n = A.rows();
   const auto dinv = w.dinv;
   const auto r = w.r, z = w.z, p = w.p, Ap = w.Ap, r_old = w.r_old;
@@ -95,7 +97,7 @@ int conjugate_gradients(const CrsMatrix &A, const RealView &b, const RealView &x
       "fegpu::wellbore::cg_start", range(0, n), KOKKOS_LAMBDA(Index i) { r(i) = b(i) - Ap(i); });
   precondition(A, mg, dinv, r, z);
   Kokkos::deep_copy(p, z);
-  ResidualMonitor monitor(KrylovMethod::ConjugateGradients, dot(b, b), rtol, max_iterations);
+  ResidualMonitor monitor(KrylovMethod::ConjugateGradients, dot(b, b), rtol, atol, max_iterations);
   double rz = dot(r, z), rr = dot(r, r);
   // Two waits for the device an iteration: p . A p with the product, and after the
   // preconditioner r . r, z . r and z . r_old together (Polak-Ribiere's beta =
@@ -132,7 +134,7 @@ int conjugate_gradients(const CrsMatrix &A, const RealView &b, const RealView &x
 /// BiCGStab, right-preconditioned: two products and two preconditioner applications an
 /// iteration. Vectors: r the residual, rhat the shadow residual, p the direction, y = M^-1 p,
 /// v = A y (in Ap), s the half-step residual, z = M^-1 s, t = A z.
-int bicgstab(const CrsMatrix &A, const RealView &b, const RealView &x, double rtol, int max_iterations,
+int bicgstab(const CrsMatrix &A, const RealView &b, const RealView &x, double rtol, double atol, int max_iterations,
              const Multigrid *mg, KrylovWork &w) {
   const Index n = A.rows();
   const auto dinv = w.dinv;
@@ -146,13 +148,29 @@ int bicgstab(const CrsMatrix &A, const RealView &b, const RealView &x, double rt
         v(i) = 0;
       });
   const double bb = dot(b, b);
-  ResidualMonitor monitor(KrylovMethod::BiCGStab, bb, rtol, max_iterations);
+  ResidualMonitor monitor(KrylovMethod::BiCGStab, bb, rtol, atol, max_iterations);
+  const double target = std::max(rtol * std::sqrt(bb), atol);
   double rho = 1, alpha = 1, omega = 1, rr = dot(r, r);
-  const double rhat_norm = std::sqrt(rr);
+  double rhat_norm = std::sqrt(rr);
+  int restarted = -1; // the iteration of the last restart
   for (int it = 0;; ++it) {
     if (monitor.converged(it, rr)) return it;
-    const double rho_new = dot(rhat, r);
-    if (!(std::abs(rho_new) > 1e-30 * rhat_norm * std::sqrt(rr))) monitor.breakdown("rhat.r", rho_new);
+    double rho_new = dot(rhat, r);
+    if (!(std::abs(rho_new) > 1e-14 * rhat_norm * std::sqrt(rr))) {
+      // r has become orthogonal to the shadow residual: restart from the current residual (once
+      // an iteration; a breakdown right after a restart is a real one).
+      if (restarted == it - 1) monitor.breakdown("rhat.r", rho_new);
+      restarted = it;
+      Kokkos::parallel_for(
+          "fegpu::wellbore::bicgstab_restart", range(0, n), KOKKOS_LAMBDA(Index i) {
+            rhat(i) = r(i);
+            p(i) = 0;
+            v(i) = 0;
+          });
+      rho = alpha = omega = 1;
+      rhat_norm = std::sqrt(rr);
+      rho_new = rr;
+    }
     const double beta = (rho_new / rho) * (alpha / omega);
     rho = rho_new;
     const double om = omega;
@@ -173,7 +191,7 @@ int bicgstab(const CrsMatrix &A, const RealView &b, const RealView &x, double rt
           acc += s(i) * s(i);
         },
         ss);
-    if (std::sqrt(ss) <= rtol * std::sqrt(bb)) { // converged at the half step: x += alpha y
+    if (std::sqrt(ss) <= target) { // converged at the half step: x += alpha y
       Kokkos::parallel_for(
           "fegpu::wellbore::bicgstab_half_update", range(0, n), KOKKOS_LAMBDA(Index i) { x(i) += a * y(i); });
       monitor.converged(it + 1, ss);
@@ -207,13 +225,13 @@ int bicgstab(const CrsMatrix &A, const RealView &b, const RealView &x, double rt
 } // namespace
 
 int krylov_solve(KrylovMethod method, const CrsMatrix &A, const RealView &b, const RealView &x, double rtol,
-                 int max_iterations, const Multigrid *mg, KrylovWork *work) {
+                 int max_iterations, const Multigrid *mg, KrylovWork *work, double atol) {
   KrylovWork local;
   KrylovWork &w = work ? *work : local;
   allocate(w, method, A.rows());
   inverse_diagonal(A, w.dinv); // A's values may have changed since the last call
-  return method == KrylovMethod::BiCGStab ? bicgstab(A, b, x, rtol, max_iterations, mg, w)
-                                          : conjugate_gradients(A, b, x, rtol, max_iterations, mg, w);
+  return method == KrylovMethod::BiCGStab ? bicgstab(A, b, x, rtol, atol, max_iterations, mg, w)
+                                          : conjugate_gradients(A, b, x, rtol, atol, max_iterations, mg, w);
 }
 
 } // namespace fegpu::wellbore

@@ -91,10 +91,10 @@ public:
   /// The consistent tangent at u into matrix(); fixed dofs get unit rows and columns.
   void jacobian(const DofView &u);
   /// Solves matrix() x = b: directly if a direct solver is set (returns 0), else to
-  /// |r| <= rtol |b| by conjugate gradients, or by BiCGStab where the flow is non-associative
+  /// |r| <= max(rtol |b|, atol) by conjugate gradients, or by BiCGStab where the flow is non-associative
   /// (the tangent is then not symmetric), preconditioned by the multigrid V-cycle if one is set,
   /// else by the diagonal. Returns the iteration count; throws RunError if the solve fails.
-  int solve(const DofView &b, const DofView &x, double rtol, int max_iterations) const;
+  int solve(const DofView &b, const DofView &x, double rtol, int max_iterations, double atol = 0) const;
   /// The Krylov method solve() uses.
   KrylovMethod krylov_method() const {
     return config_.material.sin_psi == config_.material.sin_phi ? KrylovMethod::ConjugateGradients
