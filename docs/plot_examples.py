@@ -49,6 +49,17 @@ class Exodus:
         return mtri.Triangulation(x, y, corners)
 
 
+def histories(path):
+    """A history CSV as {column name without its unit: array}."""
+    import csv
+
+    with open(path) as fh:
+        rows = list(csv.reader(fh))
+    names = [re.sub(r" \[.*\]$", "", n) for n in rows[0]]
+    data = np.array([[float(v) for v in r] for r in rows[1:]])
+    return {n: data[:, i] for i, n in enumerate(names)}
+
+
 def cantilever(out):
     e = Exodus(f"{out}/cantilever.e")
     tip = np.argmin((e.x - 1.0) ** 2 + e.y ** 2)
@@ -148,23 +159,6 @@ def cracks(e, step, threshold=0.0):
     return seg, d[keep]
 
 
-def crack_tip_history(out, name, y_line=None):
-    """(time, largest x reached by a damaged cohesive element) over the series."""
-    t, tip = [], []
-    for f in series(out, name):
-        e = Exodus(f)
-        c = e.cohesive()
-        for s in range(len(e.time)):
-            x = 0.0
-            if c is not None:
-                d = e.element("damage", s, block=2)
-                xm = 0.5 * (e.x[c[:, 0]] + e.x[c[:, 1]])
-                x = xm[d > 0].max() if np.any(d > 0) else 0.0
-            t.append(e.time[s])
-            tip.append(x)
-    return np.array(t), np.array(tip)
-
-
 def crack_picture(ax, e, s, field, scale, label, cmap="viridis"):
     from matplotlib.collections import LineCollection
 
@@ -187,19 +181,23 @@ def pmma(out):
     a.set_title(f"PMMA, eps0 = 0.015: cracks (black) at t = {e.time[s] * 1e6:.1f} us, T6 400 x 100 cells")
     a.set_xlabel("x [m]")
     a.set_ylabel("y [m]")
-    t, tip = crack_tip_history(out, "pmma_microbranching")
+    h = histories(f"{out}/pmma_microbranching_histories.csv")
+    t, tip, speed = h["time"], h["crack_tip_x"], h["crack_tip_speed"]
     E, nu, rho = 3.24e9, 0.35, 1190.0
     cs = np.sqrt(E / (2 * (1 + nu)) / rho)
     cr = cs * (0.862 + 1.14 * nu) / (1 + nu)  # Rayleigh speed (Viktorov's approximation)
-    b.plot(t * 1e6, tip * 1e3, "o-", ms=3, label="furthest damaged facet")
-    speed = np.gradient(tip, t)
+    b.plot(t * 1e6, tip * 1e3, "-", lw=1.2, label="crack tip (farthest cohesive element along x)")
+    # The tip moves facet by facet: its speed averaged over 0.5 us windows (20 rows).
+    w = 20
+    tw = t[w::w]
+    vw = (tip[w::w] - tip[:-w:w][: len(tw)]) / (tw - t[:-w:w][: len(tw)])
     b2 = b.twinx()
-    b2.plot(t * 1e6, speed / cr, "r.", ms=4, label="its speed / c_R")
+    b2.plot(tw * 1e6, vw / cr, "r.-", ms=4, lw=0.8, label="its speed / c_R")
     b2.set_ylabel("speed / Rayleigh speed", color="r")
     b2.set_ylim(0, 1.2)
     b.set_xlabel("time [us]")
     b.set_ylabel("crack tip x [mm]")
-    b.set_title(f"Crack tip (c_R = {cr:.0f} m/s)")
+    b.set_title(f"Crack tip from the histories (c_R = {cr:.0f} m/s; speed over 0.5 us windows)")
     b.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
     fig.savefig("docs/images/pmma_microbranching.png", dpi=110)
@@ -209,7 +207,7 @@ def notch(out):
     files = series(out, "mode_i_notch")
     e = Exodus(files[-1])
     s = len(e.time) - 1
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.6), gridspec_kw={"width_ratios": [1.6, 1]})
+    fig, (a, b, c3) = plt.subplots(1, 3, figsize=(15, 3.8), gridspec_kw={"width_ratios": [1.6, 1, 1]})
     pc = crack_picture(a, e, s, "von_mises", 1e6, "von Mises [MPa]")
     fig.colorbar(pc, ax=a, label="von Mises stress [MPa]", shrink=0.8)
     a.set_title(f"Mode-I notch, t = {e.time[s] * 1e6:.0f} us")
@@ -225,8 +223,57 @@ def notch(out):
     b.set_xlabel("x [mm]")
     b.set_ylabel("y [mm]")
     b.legend(fontsize=8)
+    # Load-opening: the grip's force (per unit thickness) against the notch mouth's opening (the
+    # probe sits on one face: the opening is twice its displacement, by symmetry).
+    h = histories(f"{out}/mode_i_notch_histories.csv")
+    opening = 2 * h["mouth_displacement_y"]
+    sc = c3.scatter(opening * 1e6, h["top_grip_reaction_y"] / 1e3, c=h["time"] * 1e6, s=6, cmap="viridis")
+    fig.colorbar(sc, ax=c3, label="time [us]")
+    c3.set_xlabel("notch mouth opening [um]")
+    c3.set_ylabel("grip force [kN/m]")
+    c3.set_title("Load-opening (histories)")
     fig.tight_layout()
     fig.savefig("docs/images/mode_i_notch.png", dpi=110)
+
+
+def plate_with_hole(out):
+    """sigma_xx along the hole's vertical axis against Kirsch's infinite plate, and its history."""
+    e = Exodus(f"{out}/plate_with_hole.e")
+    s = len(e.time) - 1
+    sxx = e.element("stress_xx", s) / 1e6
+    corners = e.conn[:, :3]
+    cx, cy = e.x[corners].mean(1), e.y[corners].mean(1)
+    near = cx < 0.02  # elements along the axis x = 0
+    a_, sigma = 0.1, 100.0
+
+    def kirsch_xx(x, y):  # Kirsch's infinite plate under sigma along x
+        r, th = np.hypot(x, y), np.arctan2(y, x)
+        q = (a_ / r) ** 2
+        srr = sigma / 2 * (1 - q) + sigma / 2 * (1 - 4 * q + 3 * q * q) * np.cos(2 * th)
+        stt = sigma / 2 * (1 + q) - sigma / 2 * (1 + 3 * q * q) * np.cos(2 * th)
+        srt = -sigma / 2 * (1 + 2 * q - 3 * q * q) * np.sin(2 * th)
+        return srr * np.cos(th) ** 2 + stt * np.sin(th) ** 2 - 2 * srt * np.sin(th) * np.cos(th)
+
+    y = np.linspace(a_, 1.0, 200)
+    kirsch = kirsch_xx(0.0 * y, y)
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.9))
+    tri = e.triangulation()
+    pc = a.tripcolor(tri, facecolors=sxx, cmap="coolwarm", rasterized=True)
+    fig.colorbar(pc, ax=a, label="stress xx [MPa]")
+    a.set_aspect("equal")
+    a.set_title(f"Plate with a hole (Gmsh T6 mesh), t = {e.time[s] * 1e3:.1f} ms")
+    a.set_xlabel("x [m]")
+    a.set_ylabel("y [m]")
+    order = np.argsort(cy[near])
+    b.plot(cy[near][order], sxx[near][order], "o", ms=3, label="fegpu-kk, element means, centroids x < 0.02")
+    b.plot(cy[near][order], kirsch_xx(cx[near], cy[near])[order], "x", ms=3, label="Kirsch at those centroids")
+    b.plot(y, kirsch, "-", lw=1.0, color="0.5", label="Kirsch on x = 0")
+    b.set_xlabel("y [m]")
+    b.set_ylabel("stress xx [MPa]")
+    b.set_title("Stress concentration at the hole (3 sigma at its top)")
+    b.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig("docs/images/plate_with_hole.png", dpi=110)
 
 
 def expanding_ring(out, app):
@@ -461,6 +508,7 @@ if __name__ == "__main__":
     bar(out)
     ring(out)
     notch(out)
+    plate_with_hole(out)
     expanding_ring(out, app)
     pmma(out)
     circular_plate(out)

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,15 @@ public:
   void fill_output(const DofView &u, const DofView &v, const DofView &a, OutputFrame &frame) override;
   /// The cracks, and the energy balance split into strain and cohesive work.
   std::string summary(const DofView &u, const Energies &e) const override;
+  /// Strain energy, cohesive work (dissipated, recoverable), crack length, fragments, cohesive
+  /// elements and nodes.
+  std::vector<double> globals(const DofView &u) override;
+  CoordView coordinates() const override { return bulk_.coordinates(); }
+  IndexView set_nodes(const std::string &name, bool side_set) const override { return bulk_.set_nodes(name, side_set); }
+  /// The crack tip: the cohesive element whose facet's midpoint lies farthest along a direction
+  /// or from a point, and its speed between rows.
+  std::vector<HistoryColumn> history_columns(const HistorySpec &spec) override;
+  void history_values(const DofView &u, double time, std::vector<double> &row) override;
 
   /// Checks the facets' tractions at displacement u and inserts cohesive elements where the
   /// strength is exceeded. Returns the number inserted.
@@ -120,16 +130,16 @@ private:
   FractureConfig config_;
   Topology topology_;
   std::unique_ptr<CrackedMesh> cracked_;
-  DeviceView<uint8_t *> crackable_; // (facet)
-  RealView strength_;               // (facet): strength factor
-  IndexView origin_;                // (node): the node of the input mesh it descends from
-  IndexView carry_;                 // (node): its row in the numbering before the last insertion
-  DeviceView<uint8_t *> flags_;     // (facet): scratch for the stress check
+  DeviceView<uint8_t *> crackable_;                    // (facet)
+  RealView strength_;                                  // (facet): strength factor
+  IndexView origin_;                                   // (node): the node of the input mesh it descends from
+  IndexView carry_;                                    // (node): its row in the numbering before the last insertion
+  DeviceView<uint8_t *> flags_;                        // (facet): scratch for the stress check
   DeviceView<CohesivePoint **> points_, points_spare_; // (cohesive, point); the spare for reordering
-  DeviceView<Real *[2][3][2]> face_force_; // (cohesive, face, facet node, xy): internal force
-                                           // (colour by colour only)
-  DofView nodal_stress_;                   // (node, sxx syy sxy), area-weighted sums
-  RealView inverse_area_;                  // (node): 1 / the areas summed there; empty after a topology change
+  DeviceView<Real *[2][3][2]> face_force_;             // (cohesive, face, facet node, xy): internal force
+                                                       // (colour by colour only)
+  DofView nodal_stress_;                               // (node, sxx syy sxy), area-weighted sums
+  RealView inverse_area_; // (node): 1 / the areas summed there; empty after a topology change
   /// Bulk elements touching a cohesive element, grouped by colour, with the colouring's shape
   /// (colour by colour only).
   struct Adjacent {
@@ -140,6 +150,8 @@ private:
   std::vector<Index> facet2elem_h_; // (facet, side) flattened, for the fragment count
   std::size_t peak_bytes_ = 0;
   double initial_strain_ = 0; ///< strain energy at t = 0 (started())
+  std::optional<HistorySpec::CrackTip> tip_;
+  double tip_last_ = 0, tip_time_ = -1; ///< the tip's distance and time at the last row
 };
 
 /// Reads the `fracture` section; checks block names against the mesh.

@@ -90,9 +90,67 @@ void FractureModel::fill_output(const DofView &u, const DofView &v, const DofVie
       col[ne + c] = h(c, k);
     element.push_back(std::move(col));
   }
+}
+
+std::vector<double> FractureModel::globals(const DofView &u) {
   const FractureEnergies e = energies(u);
-  frame.global = {e.strain,       e.cohesive_work,           e.dissipated(), e.cohesive_recoverable,
-                  crack_length(), double(count_fragments()), double(nc),     double(cracked_->num_nodes())};
+  return {e.strain,
+          e.cohesive_work,
+          e.dissipated(),
+          e.cohesive_recoverable,
+          crack_length(),
+          double(count_fragments()),
+          double(cracked_->num_cohesive()),
+          double(cracked_->num_nodes())};
+}
+
+std::vector<HistoryColumn> FractureModel::history_columns(const HistorySpec &spec) {
+  if (!spec.crack_tip) return {};
+  tip_ = spec.crack_tip;
+  return {{"crack_tip_x", "length"}, {"crack_tip_y", "length"}, {"crack_tip_speed", "velocity"}};
+}
+
+void FractureModel::history_values(const DofView & /*u*/, double time, std::vector<double> &row) {
+  if (!tip_) return;
+  // The farthest facet midpoint (reference coordinates), by distance along the direction or from
+  // the point; the lowest index among equals.
+  const Index nc = cracked_->num_cohesive();
+  const auto sides = cracked_->sides();
+  const auto conn = bulk_.mesh().elem2node;
+  const auto X = bulk_.mesh().coords;
+  const ElementType type = bulk_.mesh().type;
+  const bool from = tip_->from_point;
+  const double vx = tip_->vector[0], vy = tip_->vector[1];
+  using Reducer = Kokkos::MaxLoc<double, Index>;
+  Reducer::value_type best;
+  Kokkos::parallel_reduce(
+      "fegpu::cohesive::crack_tip", range(0, nc),
+      KOKKOS_LAMBDA(Index c, Reducer::value_type & b) {
+        const Index e = sides.elem(c, 0);
+        const int f = sides.local(c, 0);
+        const Index a = conn(e, facet_node(type, f, 0)), d = conn(e, facet_node(type, f, 1));
+        const double mx = 0.5 * (X(a, 0) + X(d, 0)), my = 0.5 * (X(a, 1) + X(d, 1));
+        const double s = from ? Kokkos::hypot(mx - vx, my - vy) : mx * vx + my * vy;
+        if (s > b.val || (s == b.val && c < b.loc)) b.val = s, b.loc = c;
+      },
+      Reducer(best));
+  if (nc == 0) {
+    row.insert(row.end(), {NAN, NAN, 0.0});
+    return;
+  }
+  DeviceView<double[2]> mid("fegpu::cohesive::crack_tip_point");
+  const Index c = best.loc;
+  Kokkos::parallel_for(
+      "fegpu::cohesive::crack_tip_point", range(0, 1), KOKKOS_LAMBDA(Index) {
+        const Index e = sides.elem(c, 0);
+        const int f = sides.local(c, 0);
+        const Index a = conn(e, facet_node(type, f, 0)), d = conn(e, facet_node(type, f, 1));
+        mid(0) = 0.5 * (X(a, 0) + X(d, 0)), mid(1) = 0.5 * (X(a, 1) + X(d, 1));
+      });
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mid);
+  const double speed = tip_time_ >= 0 && time > tip_time_ ? (best.val - tip_last_) / (time - tip_time_) : 0.0;
+  tip_last_ = best.val, tip_time_ = time;
+  row.insert(row.end(), {h(0), h(1), speed});
 }
 
 } // namespace fegpu::cohesive

@@ -73,6 +73,10 @@ public:
   HostMesh output_mesh() const override { return mesh_.num_nodes() == original_nodes() ? host_mesh_ : download(mesh_); }
   ExodusVariables output_variables() const override;
   void fill_output(const DofView &u, const DofView &v, const DofView &a, OutputFrame &frame) override;
+  CoordView coordinates() const override { return mesh_.coords; }
+  IndexView set_nodes(const std::string &name, bool side_set) const override {
+    return fegpu::set_nodes(mesh_, name, side_set);
+  }
 
   /// Continues on a mesh whose nodes were split (cohesive fracture): new connectivity and
   /// coordinates (one row per node), and origin(n), the node of the original mesh that n came

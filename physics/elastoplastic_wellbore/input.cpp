@@ -23,6 +23,8 @@
 #include "fegpu/mesh/mesh_input.hpp"
 #include "problem.hpp"
 
+#include <algorithm>
+
 namespace fegpu::wellbore {
 
 Problem parse_problem(const InputNode &root, const RunOptions &opts) {
@@ -109,8 +111,46 @@ Problem parse_problem(const InputNode &root, const RunOptions &opts) {
         o.child(o.has("ray_angle") ? "ray_angle" : "profile")
             .error("the ray at " + std::to_string(p.ray_angle) + " degrees misses the mesh");
     }
+    p.histories = HistoryConfig::parse(o, p.file);
   } else {
     check_output_file(opts.output_path(p.file), "output.file");
+  }
+  if (!p.histories.file.empty()) {
+    const InputNode h = root.child("output").child("histories");
+    check_output_file(opts.output_path(p.histories.file), "output.histories.file");
+    if (p.histories.every_time > 0)
+      h.child("every_time").error("a wellbore writes a row a load step: every_steps counts them");
+    for (const auto &probe : p.histories.spec.probes) {
+      if (probe.field != "displacement")
+        probe.where.child("field").error("unknown field '" + probe.field + "' (displacement)");
+      Index best = 0;
+      double d2 = 1e300;
+      for (std::size_t n = 0; n < p.mesh.xyz.size() / 3; ++n) {
+        const double dx = p.mesh.xyz[3 * n] - probe.point[0], dy = p.mesh.xyz[3 * n + 1] - probe.point[1];
+        if (dx * dx + dy * dy < d2) d2 = dx * dx + dy * dy, best = static_cast<Index>(n);
+      }
+      p.probe_nodes.push_back(best);
+    }
+    for (const auto &r : p.histories.spec.reactions) {
+      const InputNode key = r.where.child(r.side_set ? "side_set" : "node_set");
+      require_set(key, r.set, r.side_set ? p.mesh.side_sets : p.mesh.node_sets, r.side_set ? "side set" : "node set");
+      std::vector<Index> nodes;
+      for (const auto &s : r.side_set ? p.mesh.side_sets : p.mesh.node_sets) {
+        if (s.name != r.set) continue;
+        const int npe = element_info(p.mesh.type).nodes;
+        for (std::size_t i = 0; i < s.a.size(); ++i)
+          if (!r.side_set)
+            nodes.push_back(s.a[i]);
+          else
+            for (int k = 0; k < element_info(p.mesh.type).nodes_per_facet; ++k)
+              nodes.push_back(p.mesh.conn[npe * s.a[i] + facet_node(p.mesh.type, static_cast<int>(s.b[i]), k)]);
+      }
+      std::sort(nodes.begin(), nodes.end());
+      nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+      p.reaction_nodes.push_back(nodes);
+    }
+    if (p.histories.spec.crack_tip)
+      p.histories.spec.crack_tip->where.error("a crack tip is a history of physics: cohesive_fracture only");
   }
   return p;
 }

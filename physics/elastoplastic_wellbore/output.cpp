@@ -6,6 +6,7 @@
 #include "fegpu/io/output_files.hpp"
 #include "problem.hpp"
 
+#include <array>
 #include <cmath>
 #include <sstream>
 
@@ -92,7 +93,54 @@ std::string profile_text(const std::vector<RayPoint> &ray, const HostMesh &h, co
 
 LoadStepOutput::LoadStepOutput(const Problem &p, const RunOptions &opts)
     : problem_(p), profile_path_(p.profile.empty() ? "" : opts.output_path(p.profile)),
-      writer_(opts.output_path(p.file), p.mesh, variables(), "fegpu-kk elastoplastic_wellbore") {}
+      writer_(opts.output_path(p.file), p.mesh, variables(), "fegpu-kk elastoplastic_wellbore") {
+  if (p.histories.file.empty()) return;
+  std::vector<HistoryColumn> columns = {{"load_factor", ""},    {"iterations", ""},
+                                        {"residual", ""},       {"linear_iterations", ""},
+                                        {"plastic_points", ""}, {"plastic_radius", "length"}};
+  for (const auto &probe : p.histories.spec.probes)
+    for (const char *a : {"x", "y"})
+      columns.push_back({probe.name + "_displacement_" + a, "length"});
+  for (const auto &r : p.histories.spec.reactions) {
+    for (const char *a : {"x", "y"})
+      columns.push_back({r.name + "_reaction_" + a, "force"});
+    columns.push_back({r.name + "_work", "energy"});
+  }
+  histories_ = std::make_unique<HistoryWriter>(opts.output_path(p.histories.file), columns, p.histories.units);
+  work_.assign(p.reaction_nodes.size(), 0.0);
+}
+
+void LoadStepOutput::write_history(const WellboreModel &m, double lambda, const std::vector<IterationRecord> &history) {
+  const std::size_t nn = u_.size() / 2;
+  const auto rh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.reaction());
+  std::vector<double> r(2 * nn);
+  for (std::size_t n = 0; n < nn; ++n)
+    r[n] = rh(n, 0), r[nn + n] = rh(n, 1);
+  if (u_last_.empty()) u_last_.assign(2 * nn, 0.0), r_last_.assign(2 * nn, 0.0); // the unloaded start
+  // Each reaction's work over the load step: the trapezoid in the displacement's increment.
+  std::vector<std::array<double, 2>> force(problem_.reaction_nodes.size(), {0.0, 0.0});
+  for (std::size_t k = 0; k < problem_.reaction_nodes.size(); ++k)
+    for (Index n : problem_.reaction_nodes[k])
+      for (int c = 0; c < 2; ++c) {
+        const std::size_t d = c * nn + n;
+        work_[k] += 0.5 * (r_last_[d] + r[d]) * (u_[d] - u_last_[d]);
+        force[k][c] += r[d];
+      }
+  u_last_ = u_, r_last_ = r;
+  ++step_;
+  const long every = problem_.histories.every_steps > 0 ? problem_.histories.every_steps : 1;
+  if (step_ % every != 0 && step_ != problem_.load_steps) return;
+  int linear = 0;
+  for (const IterationRecord &rec : history)
+    linear += rec.linear;
+  std::vector<double> row = {lambda,         double(history.size() - 1),     history.back().residual,
+                             double(linear), double(fields_.plastic_points), fields_.plastic_radius};
+  for (Index n : problem_.probe_nodes)
+    row.insert(row.end(), {u_[n], u_[nn + n]});
+  for (std::size_t k = 0; k < work_.size(); ++k)
+    row.insert(row.end(), {force[k][0], force[k][1], work_[k]});
+  histories_->write(row);
+}
 
 void LoadStepOutput::write(const WellboreModel &m, const DofView &u, double lambda,
                            const std::vector<IterationRecord> &history) {
@@ -112,10 +160,12 @@ void LoadStepOutput::write(const WellboreModel &m, const DofView &u, double lamb
   writer_.write_step(lambda, np, ep,
                      {lambda, double(history.size() - 1), history.back().residual, double(cg),
                       double(fields_.plastic_points), fields_.plastic_radius});
+  if (histories_) write_history(m, lambda, history);
 }
 
 void LoadStepOutput::finish() {
   writer_.close();
+  if (histories_) histories_->close();
   if (profile_path_.empty()) return;
   write_text_file(profile_path_, profile_text(problem_.ray, problem_.mesh, QuadBasis(problem_.mesh.type), u_, fields_,
                                               problem_.ray_angle));

@@ -7,6 +7,7 @@
 #include "multigrid.hpp"
 #include "nonlinear.hpp"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,7 +36,10 @@ struct Problem {
   std::optional<AnnulusSpec> annulus; ///< set when multigrid preconditions the solves
   std::string file = "wellbore.e", profile;
   double ray_angle = 45.0;
-  std::vector<RayPoint> ray; ///< where the profile samples (when one is asked for)
+  std::vector<RayPoint> ray;                      ///< where the profile samples (when one is asked for)
+  HistoryConfig histories;                        ///< a row a load step (every_steps of them)
+  std::vector<Index> probe_nodes;                 ///< the node nearest each probe's point
+  std::vector<std::vector<Index>> reaction_nodes; ///< each reaction's nodes
 };
 
 /// Reads the module's sections and its mesh; throws InputError at the offending key.
@@ -65,11 +69,18 @@ public:
   bool replaced() const { return writer_.replaced(); }
 
 private:
+  /// The history row of a load step (every `every_steps` load steps, and the last).
+  void write_history(const WellboreModel &m, double lambda, const std::vector<IterationRecord> &history);
+
   const Problem &problem_;
   std::string profile_path_;
   ExodusWriter writer_;
+  std::unique_ptr<HistoryWriter> histories_;
   Fields fields_;
-  std::vector<double> u_; ///< the last displacement written, component-major
+  std::vector<double> u_;               ///< the last displacement written, component-major
+  std::vector<double> u_last_, r_last_; ///< displacement and reaction at the last history row
+  std::vector<double> work_;            ///< each reaction's work so far
+  int step_ = 0;
 };
 
 } // namespace fegpu::wellbore

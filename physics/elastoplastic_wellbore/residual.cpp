@@ -241,11 +241,14 @@ void WellboreModel::residual(const DofView &u, const DofView &R) {
   }
   const auto f = f_ext_;
   const auto fixed = fixed_;
+  const auto reaction = reaction_;
   Kokkos::parallel_for(
       "fegpu::wellbore::residual_loads", range(0, 2 * nn), KOKKOS_LAMBDA(Index d) {
         const Index n = d % nn;
         const int c = d / nn;
-        R(n, c) = fixed(d) ? 0.0 : R(n, c) - f(n, c);
+        const double r = R(n, c) - f(n, c);
+        reaction(n, c) = fixed(d) ? r : 0.0;
+        R(n, c) = fixed(d) ? 0.0 : r;
       });
 }
 

@@ -243,6 +243,7 @@ void WellboreModel::build_loads() {
   f_initial_ = DofView("fegpu::wellbore::f_initial", nn, 2);
   f_final_ = DofView("fegpu::wellbore::f_final", nn, 2);
   fixed_ = DeviceView<int *>("fegpu::wellbore::fixed", 2 * nn);
+  reaction_ = DofView("fegpu::wellbore::reaction", nn, 2);
   for (const Config::NormalStress &ns : config_.normal_stress) {
     add_normal_stress(mesh_.side_set(ns.side_set), ns.value, f_final_);
     add_normal_stress(mesh_.side_set(ns.side_set), config_.prestress, f_initial_);

@@ -120,6 +120,9 @@ public:
   const PointScalar &plastic_strain() const { return eqps_; }
   const DeviceView<int **> &regime() const { return regime_; }
   const DofView &external_forces() const { return f_ext_; }
+  /// The force the supports exert at the last residual: internal minus external force on a fixed
+  /// dof, 0 elsewhere.
+  const DofView &reaction() const { return reaction_; }
 
   // Set-up steps, public for CUDA lambdas.
   void build_operators();
@@ -143,7 +146,7 @@ private:
   Coloring coloring_;
   Operators ops_;
   CrsMatrix K_;
-  DofView f_ext_, f_initial_, f_final_, u_n_;
+  DofView f_ext_, f_initial_, f_final_, u_n_, reaction_;
   std::shared_ptr<const Multigrid> mg_;
   mutable KrylovWork krylov_work_; // the Krylov solvers' vectors, kept between solves
   std::shared_ptr<DirectSolver> direct_;

@@ -154,4 +154,65 @@ void ShellModel::element_output(std::vector<std::array<double, 6>> &membrane,
   }
 }
 
+std::vector<HistoryColumn> ShellModel::history_columns(const HistorySpec &spec) {
+  static const char *axis[3] = {"x", "y", "z"};
+  static const char *fields[3] = {"displacement", "velocity", "rotation"};
+  std::vector<HistoryColumn> columns;
+  for (const auto &p : spec.probes) {
+    int f = 0;
+    while (f < 3 && p.field != fields[f])
+      ++f;
+    if (f == 3) p.where.child("field").error("unknown field '" + p.field + "' (displacement, velocity, rotation)");
+    probes_.push_back({f, nearest_node(mesh_.coords, p.point)}); // the mesh never changes
+    for (const char *a : axis)
+      columns.push_back({p.name + "_" + p.field + "_" + a, field_quantity(p.field)});
+  }
+  for (const auto &r : spec.reactions) {
+    if (config_.scheme != Scheme::Standard)
+      r.where.error("reactions need solver.scheme: standard (the fused and element-local schemes keep no nodal "
+                    "forces)");
+    try {
+      reaction_nodes_.push_back(set_nodes(mesh_, r.set, r.side_set));
+    } catch (const InputError &e) {
+      r.where.child(r.side_set ? "side_set" : "node_set").error(e.what());
+    }
+    for (const char *a : axis)
+      columns.push_back({r.name + "_reaction_" + a, "force"});
+    columns.push_back({r.name + "_work", "energy"});
+  }
+  if (spec.crack_tip) spec.crack_tip->where.error("a crack tip is a history of physics: cohesive_fracture only");
+  return columns;
+}
+
+void ShellModel::history_values(std::vector<double> &row) {
+  if (!probes_.empty()) {
+    std::vector<double> u, r, v;
+    nodal_state(u, r, v);
+    for (const Probe &p : probes_) {
+      const std::vector<double> &f = p.field == 0 ? u : p.field == 1 ? v : r;
+      row.insert(row.end(), f.begin() + 3 * p.node, f.begin() + 3 * p.node + 3);
+    }
+  }
+  // f_ holds f_ext - f_int at t(n+1): on a constrained translation the constraint exerts its
+  // negative. The work there is the node's external work integral.
+  const CoordView f = f_;
+  const IndexView code = code_;
+  const NodeWork work = node_work_;
+  for (const IndexView &nodes : reaction_nodes_) {
+    double rx = 0, ry = 0, rz = 0, w = 0;
+    Kokkos::parallel_reduce(
+        "fegpu::shell::reaction", range(0, static_cast<Index>(nodes.extent(0))),
+        KOKKOS_LAMBDA(Index i, double &ax, double &ay, double &az, double &aw) {
+          const Index n = nodes(i);
+          const int c = code(n);
+          if (c & 1) ax -= f(n, 0);
+          if (c & 2) ay -= f(n, 1);
+          if (c & 4) az -= f(n, 2);
+          aw += work(n, 1);
+        },
+        rx, ry, rz, w);
+    row.insert(row.end(), {rx, ry, rz, w});
+  }
+}
+
 } // namespace fegpu::shell

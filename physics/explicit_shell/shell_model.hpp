@@ -159,6 +159,11 @@ public:
   HostMesh output_mesh() const override { return host_mesh_; }
   ExodusVariables output_variables() const override;
   void fill_output(OutputFrame &frame) override;
+  /// Histories: probes of displacement, velocity or rotation (every scheme); reactions (the
+  /// standard scheme, which keeps the nodal forces): the force on the constrained translations
+  /// of a set's nodes and the work done there (the reactions' and a nodal pressure's).
+  std::vector<HistoryColumn> history_columns(const HistorySpec &spec) override;
+  void history_values(std::vector<double> &row) override;
 
   /// Nodal state on the host: position - reference, rotation vector (from the reference director
   /// to the current one), velocity, each (node, xyz) flattened.
@@ -241,6 +246,13 @@ private:
   NodeWork node_work_;
   RealView element_work_, load_work_;
   double initial_energy_ = 0; ///< kinetic + strain at t = 0
+
+  struct Probe {
+    int field; ///< 0 displacement, 1 velocity, 2 rotation
+    Index node;
+  };
+  std::vector<Probe> probes_;
+  std::vector<IndexView> reaction_nodes_; ///< (set): its nodes
 };
 
 } // namespace fegpu::shell

@@ -73,27 +73,37 @@ void add_load(const RealView &f, const IndexView &d, const RealView &w, double s
       KOKKOS_LAMBDA(Index i) { f(d(i)) += s * w(i); });
 }
 
-void constrain(const RealView &u, const RealView &v, const IndexView &d, bool disp, double target, double increment,
-               double dt) {
-  // The predictor moved u by dt v; undo that and impose the constraint, keeping v = du / dt.
-  Kokkos::parallel_for(
-      "fegpu::driver::apply_constraints", range(0, static_cast<Index>(d.extent(0))), KOKKOS_LAMBDA(Index i) {
+/// Imposes a constraint after the predictor, which moved u by dt v: undone, the constraint set,
+/// v = du / dt. The reaction's f(n) half of the work increment is taken here, with the imposed
+/// du (the predictor, which left f_int standing on these dofs, would take dt v(n)), and f_int is
+/// cleared for the element kernels; into work(slot), the constraint's.
+void constrain(const RealView &u, const RealView &v, const RealView &fi, const IndexView &d, bool disp, double target,
+               double increment, double dt, const RealView &work, std::size_t slot) {
+  Kokkos::parallel_reduce(
+      "fegpu::driver::apply_constraints", range(0, static_cast<Index>(d.extent(0))),
+      KOKKOS_LAMBDA(Index i, double &w) {
         const Index k = d(i);
         const double u_old = u(k) - dt * v(k);
         u(k) = disp ? target : u_old + increment;
         v(k) = (u(k) - u_old) / dt;
-      });
+        w += 0.5 * (u(k) - u_old) * fi(k);
+        fi(k) = 0.0;
+      },
+      Kokkos::Sum<double, MemSpace>(Kokkos::subview(work, slot)));
 }
 
 /// The predictor at one dof: v(n+1/2) = v(n) + dt/2 a(n), u(n+1) = u(n) + dt v(n+1/2), and the
-/// f(n) halves of the work increments (on a constrained dof the reaction f does the work).
-KOKKOS_INLINE_FUNCTION void predict(double dt, double half, double m, double f, double fext, double a, double &v,
+/// f(n) halves of the work increments; on a constrained dof those wait for the constraint's du
+/// (constrain()). Returns whether f_int may be cleared (not on a constrained dof).
+KOKKOS_INLINE_FUNCTION bool predict(double dt, double half, double m, double f, double fext, double a, double &v,
                                     double &u, EnergyIncrement &s) {
   v += half * a;
   const double du = dt * v;
   u += du;
+  if (!(m > 0)) return false;
   s.internal += 0.5 * du * f;
-  s.external += 0.5 * du * (m > 0 ? fext : f);
+  s.external += 0.5 * du * fext;
+  return true;
 }
 
 /// The corrector at one dof: a(n+1) = (f_ext - f_int) / m, v(n+1) = v(n+1/2) + dt/2 a(n+1), the
@@ -114,12 +124,17 @@ KOKKOS_INLINE_FUNCTION double correct(double dt, double half, double m, double f
   return a;
 }
 
-/// A finished step's energies: the kinetic energy at t(n+1), the work increments of both halves.
+/// A finished step's energies: the kinetic energy at t(n+1), the work increments of both halves
+/// and the constraints' f(n) halves (on a constrained dof the reaction f_int does the work, so it
+/// enters both the internal and the external work).
 KOKKOS_INLINE_FUNCTION void accumulate(const DeviceView<double[4]> &e, const EnergyIncrement &pred,
-                                       const EnergyIncrement &corr) {
+                                       const EnergyIncrement &corr, const RealView &constrained) {
+  double c = 0;
+  for (std::size_t k = 0; k < constrained.extent(0); ++k)
+    c += constrained(k);
   e(0) = corr.kinetic;
-  e(1) += pred.internal + corr.internal;
-  e(2) += pred.external + corr.external;
+  e(1) += pred.internal + corr.internal + c;
+  e(2) += pred.external + corr.external + c;
 }
 
 } // namespace driver_kernels
@@ -172,6 +187,7 @@ void CentralDifference::start(double dt) {
   e_h(3) = ke0;
   Kokkos::deep_copy(energy_, e_h);
   model_.started(u_);
+  reaction_dofs();
 }
 
 void CentralDifference::setup_mass() {
@@ -221,10 +237,15 @@ void CentralDifference::external_force(double t, const DofView &f) {
 
 void CentralDifference::apply_constraints(double t_new) {
   const double t_old = t_new - dt_;
-  for (const auto &con : constraints_)
-    driver_kernels::constrain(flat(u_), flat(v_), con.dofs, con.kind == Constraint::Displacement,
+  if (constraint_work_.extent(0) != constraints_.size())
+    constraint_work_ = RealView("fegpu::driver::constraint_work", constraints_.size());
+  for (std::size_t k = 0; k < constraints_.size(); ++k) {
+    const Constraint &con = constraints_[k];
+    driver_kernels::constrain(flat(u_), flat(v_), flat(fint_), con.dofs, con.kind == Constraint::Displacement,
                               con.value * con.function.value(t_new),
-                              con.value * (con.function.integral(t_new) - con.function.integral(t_old)), dt_);
+                              con.value * (con.function.integral(t_new) - con.function.integral(t_old)), dt_,
+                              constraint_work_, k);
+  }
 }
 
 void CentralDifference::step() {
@@ -245,16 +266,17 @@ void CentralDifference::step() {
             const double mi = m(i), f = fi(i), fext = loads ? fe(i) : 0.0;
             double vi = v(i), ui = u(i);
             const double ai = driver_kernels::correct(dt, half, mi, f, fext, vi, s.corrector);
-            driver_kernels::predict(dt, half, mi, f, fext, ai, vi, ui, s.predictor);
+            const bool clear = driver_kernels::predict(dt, half, mi, f, fext, ai, vi, ui, s.predictor);
             v(i) = vi;
             u(i) = ui;
-            fi(i) = 0.0;
+            if (clear) fi(i) = 0.0;
           },
           Kokkos::Sum<FusedIncrement, MemSpace>(fused));
       const auto e = energy_;
+      const RealView cw = constraint_work_;
       Kokkos::parallel_for(
           "fegpu::driver::accumulate_energy", range(0, 1), KOKKOS_LAMBDA(Index) {
-            driver_kernels::accumulate(e, pred(), fused().corrector);
+            driver_kernels::accumulate(e, pred(), fused().corrector, cw);
             pred() = fused().predictor;
           });
       corrector_pending_ = false;
@@ -263,10 +285,10 @@ void CentralDifference::step() {
           "fegpu::driver::predictor", range(0, ndof),
           KOKKOS_LAMBDA(Index i, EnergyIncrement & s) {
             double vi = v(i), ui = u(i);
-            driver_kernels::predict(dt, half, m(i), fi(i), loads ? fe(i) : 0.0, a(i), vi, ui, s);
+            const bool clear = driver_kernels::predict(dt, half, m(i), fi(i), loads ? fe(i) : 0.0, a(i), vi, ui, s);
             v(i) = vi;
             u(i) = ui;
-            fi(i) = 0.0;
+            if (clear) fi(i) = 0.0;
           },
           Kokkos::Sum<EnergyIncrement, MemSpace>(pred));
     }
@@ -280,9 +302,11 @@ void CentralDifference::step() {
   corrector_pending_ = true;
   time_ += dt_;
   ++steps_;
+  reaction_work();
   if (model_.update_topology(u_, time_, steps_)) {
     finish_step();
     adapt_topology();
+    reaction_dofs();
   }
 }
 
@@ -302,9 +326,10 @@ void CentralDifference::finish_step() {
       },
       Kokkos::Sum<EnergyIncrement, MemSpace>(corr));
   const auto e = energy_;
+  const RealView cw = constraint_work_;
   Kokkos::parallel_for(
       "fegpu::driver::accumulate_energy", range(0, 1),
-      KOKKOS_LAMBDA(Index) { driver_kernels::accumulate(e, pred(), corr()); });
+      KOKKOS_LAMBDA(Index) { driver_kernels::accumulate(e, pred(), corr(), cw); });
   corrector_pending_ = false;
 }
 
@@ -328,6 +353,140 @@ EnergyReport CentralDifference::energy_report() {
 void CentralDifference::fill_output(OutputFrame &frame) {
   finish_step();
   model_.fill_output(u_, v_, a_, frame);
+}
+
+} // namespace fegpu
+
+namespace fegpu {
+
+namespace reaction_kernels {
+
+/// The force the constraints exert: f_int - f_ext on a constrained dof (negative mass), else 0.
+void start(const RealView &m, const RealView &fi, const RealView &fe, const IndexView &d, const RealView &last) {
+  Kokkos::parallel_for(
+      "fegpu::driver::reaction_start", range(0, static_cast<Index>(d.extent(0))), KOKKOS_LAMBDA(Index i) {
+        const Index k = d(i);
+        last(i) = m(k) < 0 ? fi(k) - fe(k) : 0.0;
+      });
+}
+
+/// One team a set, its sum reduced in a fixed order: W += du (R(n) + R(n+1)) / 2, du = dt v(n+1/2).
+void work(const RealView &m, const RealView &fi, const RealView &fe, const RealView &v, double dt, const IndexView &off,
+          const IndexView &d, const RealView &last, const RealView &work) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  Kokkos::parallel_for(
+      "fegpu::driver::reaction_work", Policy(static_cast<int>(work.extent(0)), Kokkos::AUTO),
+      KOKKOS_LAMBDA(const Policy::member_type &team) {
+        const int k = team.league_rank();
+        double w = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, off(k), off(k + 1)),
+            [&](Index i, double &acc) {
+              const Index j = d(i);
+              const double r = m(j) < 0 ? fi(j) - fe(j) : 0.0;
+              acc += 0.5 * dt * v(j) * (last(i) + r);
+              last(i) = r;
+            },
+            w);
+        Kokkos::single(Kokkos::PerTeam(team), [&] { work(k) += w; });
+      });
+}
+
+} // namespace reaction_kernels
+
+std::vector<HistoryColumn> ExplicitModel::history_columns(const HistorySpec &spec) {
+  if (spec.crack_tip) spec.crack_tip->where.error("a crack tip is a history of physics: cohesive_fracture only");
+  return {};
+}
+
+std::vector<HistoryColumn> CentralDifference::history_columns(const HistorySpec &spec) {
+  static const char *axis[3] = {"x", "y", "z"};
+  static const char *fields[3] = {"displacement", "velocity", "acceleration"};
+  const int nc = model_.num_components();
+  std::vector<HistoryColumn> columns;
+  for (const auto &p : spec.probes) {
+    int f = 0;
+    while (f < 3 && p.field != fields[f])
+      ++f;
+    if (f == 3) p.where.child("field").error("unknown field '" + p.field + "' (displacement, velocity, acceleration)");
+    probes_.push_back({f, p.point});
+    for (int c = 0; c < nc; ++c)
+      columns.push_back({p.name + "_" + p.field + "_" + axis[c], field_quantity(p.field)});
+  }
+  for (const auto &r : spec.reactions) {
+    try {
+      model_.set_nodes(r.set, r.side_set);
+    } catch (const InputError &e) {
+      r.where.child(r.side_set ? "side_set" : "node_set").error(e.what());
+    }
+    reaction_sets_.push_back({r.set, r.side_set});
+    for (int c = 0; c < nc; ++c)
+      columns.push_back({r.name + "_reaction_" + axis[c], "force"});
+    columns.push_back({r.name + "_work", "energy"});
+  }
+  const auto extra = model_.history_columns(spec);
+  columns.insert(columns.end(), extra.begin(), extra.end());
+  if (!reaction_sets_.empty()) reaction_work_ = RealView("fegpu::driver::reaction_work", reaction_sets_.size());
+  return columns;
+}
+
+void CentralDifference::reaction_dofs() {
+  if (reaction_sets_.empty()) return;
+  const Index nn = model_.num_nodes();
+  const int nc = model_.num_components();
+  std::vector<Index> offsets{0}, dofs;
+  for (const auto &[name, side] : reaction_sets_) {
+    const IndexView nodes = model_.set_nodes(name, side);
+    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), nodes);
+    for (int c = 0; c < nc; ++c)
+      for (std::size_t i = 0; i < h.extent(0); ++i)
+        dofs.push_back(c * nn + h(i));
+    offsets.push_back(static_cast<Index>(dofs.size()));
+  }
+  const auto upload = [](const char *label, const std::vector<Index> &v) {
+    IndexView d(label, v.size());
+    Kokkos::deep_copy(d, Kokkos::View<const Index *, Kokkos::HostSpace>(v.data(), v.size()));
+    return d;
+  };
+  reaction_offsets_ = upload("fegpu::driver::reaction_offsets", offsets);
+  reaction_dofs_ = upload("fegpu::driver::reaction_dofs", dofs);
+  reaction_last_ = RealView("fegpu::driver::reaction_last", dofs.size());
+  reaction_kernels::start(flat(mass_), flat(fint_), flat(fext_), reaction_dofs_, reaction_last_);
+}
+
+void CentralDifference::reaction_work() {
+  if (reaction_sets_.empty()) return;
+  reaction_kernels::work(flat(mass_), flat(fint_), flat(fext_), flat(v_), dt_, reaction_offsets_, reaction_dofs_,
+                         reaction_last_, reaction_work_);
+}
+
+void CentralDifference::history_values(std::vector<double> &row) {
+  finish_step();
+  const int nc = model_.num_components();
+  const CoordView x = model_.coordinates();
+  for (const Probe &p : probes_) {
+    const Index n = nearest_node(x, p.point);
+    const DofView &f = p.field == 0 ? u_ : p.field == 1 ? v_ : a_;
+    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Kokkos::subview(f, n, Kokkos::ALL));
+    for (int c = 0; c < nc; ++c)
+      row.push_back(h(c));
+  }
+  if (!reaction_sets_.empty()) {
+    const auto off = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reaction_offsets_);
+    const auto dofs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reaction_dofs_);
+    const auto last = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reaction_last_);
+    const auto work = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reaction_work_);
+    const Index nn = model_.num_nodes();
+    for (std::size_t k = 0; k < reaction_sets_.size(); ++k) {
+      double sum[3] = {0, 0, 0};
+      for (Index i = off(k); i < off(k + 1); ++i)
+        sum[dofs(i) / nn] += last(i);
+      for (int c = 0; c < nc; ++c)
+        row.push_back(sum[c]);
+      row.push_back(work(k));
+    }
+  }
+  model_.history_values(u_, time_, row);
 }
 
 } // namespace fegpu

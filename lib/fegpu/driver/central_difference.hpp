@@ -19,6 +19,7 @@
 #include "fegpu/driver/integrator.hpp"
 #include "fegpu/driver/time_function.hpp"
 
+#include <array>
 #include <string>
 #include <utility>
 #include <vector>
@@ -116,6 +117,17 @@ public:
   virtual void fill_output(const DofView &u, const DofView &v, const DofView &a, OutputFrame &frame) = 0;
   /// Lines for the end-of-run summary at displacement u with the integrator's energies e.
   virtual std::string summary(const DofView & /*u*/, const Energies & /*e*/) const { return ""; }
+  /// The module's own globals at displacement u (one per output_variables().global).
+  virtual std::vector<double> globals(const DofView & /*u*/) { return {}; }
+
+  /// For histories: the nodes' reference coordinates (current numbering), the nodes of a node
+  /// set or of a side set's facets (InputError naming the set if the mesh has none of that name),
+  /// and the module's own columns (a crack tip) with their values; the integrator gives the
+  /// probes and reactions.
+  virtual CoordView coordinates() const = 0;
+  virtual IndexView set_nodes(const std::string &name, bool side_set) const = 0;
+  virtual std::vector<HistoryColumn> history_columns(const HistorySpec &spec);
+  virtual void history_values(const DofView & /*u*/, double /*time*/, std::vector<double> & /*row*/) {}
 };
 
 /// A (node, component) array with room to grow: at(n, c) views the first n * c entries of its
@@ -153,6 +165,9 @@ public:
   HostMesh output_mesh() const override { return model_.output_mesh(); }
   ExodusVariables output_variables() const override { return model_.output_variables(); }
   void fill_output(OutputFrame &frame) override;
+  std::vector<double> globals() override { return model_.globals(u_); }
+  std::vector<HistoryColumn> history_columns(const HistorySpec &spec) override;
+  void history_values(std::vector<double> &row) override;
   bool take_topology_change() override { return std::exchange(new_topology_, false); }
   std::string summary() override { return model_.summary(u_, energies()); }
 
@@ -176,6 +191,10 @@ private:
   void setup_mass();
   void apply_constraints(double t_new);
   void external_force(double t, const DofView &f);
+  /// The history reactions' dofs on the current topology, and their forces now as the last.
+  void reaction_dofs();
+  /// Adds this step's work of each history reaction (a step's end, before a topology change).
+  void reaction_work();
 
   ExplicitModel &model_;
   std::vector<Constraint> constraints_;
@@ -190,10 +209,22 @@ private:
   DeviceView<double[4]> energy_; ///< kinetic, internal, external, initial kinetic
   Kokkos::View<EnergyIncrement, MemSpace> predictor_increment_, corrector_increment_;
   Kokkos::View<FusedIncrement, MemSpace> fused_increment_;
+  RealView constraint_work_; ///< (constraint): its reaction's f(n) half of the step's work
   bool corrector_pending_ = false;
   double time_ = 0, dt_ = 0, dt_critical_ = 0;
   long steps_ = 0;
   bool new_topology_ = false; ///< since the last output
+
+  // Histories: probes (field, point) and reactions (every dof of a set's nodes, grouped by set:
+  // offsets into dofs; the force there at the last step; the work done, one per set).
+  struct Probe {
+    int field; ///< 0 displacement, 1 velocity, 2 acceleration
+    std::array<double, 3> point;
+  };
+  std::vector<Probe> probes_;
+  std::vector<std::pair<std::string, bool>> reaction_sets_; ///< (name, side set)
+  IndexView reaction_offsets_, reaction_dofs_;
+  RealView reaction_last_, reaction_work_;
 };
 
 } // namespace fegpu

@@ -20,6 +20,7 @@ OutputConfig OutputConfig::parse(const InputNode &s) {
   if (s.has("every_steps") && s.has("every_time")) s.error("give every_steps or every_time, not both");
   c.every_steps = s.has("every_steps") ? s.get_positive_int("every_steps") : 0;
   c.every_time = s.has("every_time") ? s.get_positive("every_time") : 0.0;
+  c.histories = HistoryConfig::parse(s, c.file);
   return c;
 }
 

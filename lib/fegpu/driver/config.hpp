@@ -1,6 +1,7 @@
 #pragma once
 /// \file config.hpp
 /// The `time` and `output` sections shared by explicit modules.
+#include "fegpu/driver/histories.hpp"
 #include "fegpu/input/input.hpp"
 
 #include <string>
@@ -20,6 +21,7 @@ struct OutputConfig {
   std::string file = "results.e"; ///< output: file, relative to --output-dir
   int every_steps = 0;            ///< output: every_steps
   double every_time = 0;          ///< output: every_time (one of the two; default 20 frames)
+  HistoryConfig histories;        ///< output: histories (histories.hpp)
   static OutputConfig parse(const InputNode &section);
 };
 

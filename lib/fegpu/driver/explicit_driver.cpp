@@ -51,8 +51,30 @@ EnergyReport checked_energies(ExplicitIntegrator &in, const Schedule &s) {
   throw RunError(msg);
 }
 
-/// One frame: the module's fields, and the globals time_step, the energy terms, energy_error and
-/// the module's own, handed to the writer's thread (a changed topology opens the series' next file).
+/// The globals of frames and histories: time_step, the energy terms, energy_error, the module's own.
+std::vector<double> driver_globals(ExplicitIntegrator &in, const Schedule &s, const EnergyReport &e) {
+  std::vector<double> g = {s.dt};
+  for (const auto &t : e.terms)
+    g.push_back(t.second);
+  g.push_back(e.balance_error);
+  const std::vector<double> own = in.globals();
+  g.insert(g.end(), own.begin(), own.end());
+  return g;
+}
+
+/// The names of driver_globals().
+std::vector<std::string> driver_global_names(ExplicitIntegrator &in) {
+  std::vector<std::string> names = {"time_step"};
+  for (const auto &t : in.energy_report().terms)
+    names.push_back(t.first);
+  names.push_back("energy_error");
+  const ExodusVariables vars = in.output_variables();
+  names.insert(names.end(), vars.global.begin(), vars.global.end());
+  return names;
+}
+
+/// One frame: the module's fields and the driver's globals, handed to the writer's thread (a
+/// changed topology opens the series' next file).
 void write_frame(AsyncExodusWriter &w, ExplicitIntegrator &in, const Schedule &s, const EnergyReport &e) {
   OutputFrame f;
   {
@@ -61,36 +83,48 @@ void write_frame(AsyncExodusWriter &w, ExplicitIntegrator &in, const Schedule &s
   }
   std::optional<HostMesh> next;
   if (in.take_topology_change() && w.frames_in_file() > 0) next = in.output_mesh();
-  std::vector<double> g = {s.dt};
-  for (const auto &t : e.terms)
-    g.push_back(t.second);
-  g.push_back(e.balance_error);
-  g.insert(g.end(), f.global.begin(), f.global.end());
-  w.write(in.time(), std::move(f.nodal), std::move(f.element), std::move(g), std::move(next));
+  w.write(in.time(), std::move(f.nodal), std::move(f.element), driver_globals(in, s, e), std::move(next));
+}
+
+/// A history row: the time, the driver's globals, then the module's columns.
+std::vector<double> history_row(ExplicitIntegrator &in, const Schedule &s, const EnergyReport &e) {
+  std::vector<double> row = {in.time()};
+  const std::vector<double> g = driver_globals(in, s, e);
+  row.insert(row.end(), g.begin(), g.end());
+  in.history_values(row);
+  return row;
 }
 
 } // namespace
 
 RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const OutputConfig &output,
-                        const RunOptions &opts, PhaseTimer &timer) {
+                        const RunOptions &opts, PhaseTimer &timer, const std::vector<HistoryColumn> &history_columns) {
   const Schedule s(time, in.critical_time_step());
   {
     auto phase = timer.scope("start");
     in.start(s.dt);
   }
   std::unique_ptr<AsyncExodusWriter> writer;
+  std::unique_ptr<HistoryWriter> history;
+  const HistoryConfig &hc = output.histories;
+  HistoryCadence history_due(hc.every_steps,
+                             hc.every_time > 0 || hc.every_steps > 0 ? hc.every_time : s.steps * s.dt / 1000);
   {
     auto phase = timer.scope("output");
     const EnergyReport e = in.energy_report();
     ExodusVariables vars = in.output_variables();
-    std::vector<std::string> global = {"time_step"};
-    for (const auto &t : e.terms)
-      global.push_back(t.first);
-    global.push_back("energy_error");
-    global.insert(global.end(), vars.global.begin(), vars.global.end());
-    vars.global = global;
+    vars.global = driver_global_names(in);
     writer = std::make_unique<AsyncExodusWriter>(opts.output_path(output.file), in.output_mesh(), vars, in.title());
     write_frame(*writer, in, s, e);
+    if (!hc.file.empty()) {
+      std::vector<HistoryColumn> columns = {{"time", "time"}};
+      for (const std::string &g : vars.global)
+        columns.push_back({g, global_quantity(g)});
+      columns.insert(columns.end(), history_columns.begin(), history_columns.end());
+      history = std::make_unique<HistoryWriter>(opts.output_path(hc.file), columns, hc.units);
+      history_due.due(0, 0.0, s.dt);
+      history->write(history_row(in, s, e));
+    }
   }
   if (!opts.quiet)
     std::printf("time step %.6e (stability limit %.6e, ratio %.2f), %ld steps to t = %.6e\n", s.dt, s.dt_critical,
@@ -124,12 +158,17 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
         } else if (n % in.check_interval() == 0) {
           checked_energies(in, s);
         }
+        if (history && (history_due.due(n, t, s.dt) || n == s.steps || stop)) {
+          auto out = timer.scope("histories");
+          history->write(history_row(in, s, due ? sum.energies : checked_energies(in, s)));
+        }
         progress.update(n, t);
         if (stop) break;
       }
     }
     auto phase = timer.scope("output"); // the frames the writer's thread has not written yet
     writer->finish();
+    if (history) history->close();
   } catch (const RunError &e) {
     progress.finish();
     throw RunError(e.what() + failed_output_note(writer->path(), writer->replaced()));
@@ -162,6 +201,13 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
   return sum;
 }
 
+std::vector<HistoryColumn> ExplicitIntegrator::history_columns(const HistorySpec &spec) {
+  if (!spec.probes.empty()) spec.probes.front().where.error("this module gives no probes");
+  if (!spec.reactions.empty()) spec.reactions.front().where.error("this module gives no reactions");
+  if (spec.crack_tip) spec.crack_tip->where.error("a crack tip is a history of physics: cohesive_fracture only");
+  return {};
+}
+
 ExplicitSimulation::ExplicitSimulation(const InputNode &root, const RunOptions &opts) : opts_(opts) {
   timer_.set_profiling(opts.profile);
   time_ = TimeConfig::parse(root.child("time"));
@@ -177,6 +223,10 @@ void ExplicitSimulation::setup() {
     integrator_ = build();
   }
   check_output_file(opts_.output_path(output_.file), "output.file");
+  if (!output_.histories.file.empty()) {
+    check_output_file(opts_.output_path(output_.histories.file), "output.histories.file");
+    history_columns_ = integrator_->history_columns(output_.histories.spec);
+  }
   if (!opts_.quiet) std::printf("%s\n", integrator_->description().c_str());
   // The schedule now, so that --check refuses a run it would refuse, and warns as it would.
   const Schedule s(time_, integrator_->critical_time_step());
@@ -187,7 +237,7 @@ void ExplicitSimulation::setup() {
 
 void ExplicitSimulation::run() {
   const PhaseTimer::Activate active(timer_);
-  run_explicit(*integrator_, time_, output_, opts_, timer_);
+  run_explicit(*integrator_, time_, output_, opts_, timer_, history_columns_);
 }
 
 } // namespace fegpu

@@ -31,10 +31,13 @@ struct RunSummary {
   std::string output_file;
 };
 
-/// Runs an integrator from t = 0 to the schedule's end, writing output and printing progress
-/// and, unless quiet, the summary. Throws RunError when the solution blows up.
+/// Runs an integrator from t = 0 to the schedule's end, writing output (with histories of the
+/// module's `history_columns`, those history_columns() returned, where the output asks for
+/// histories) and printing progress and, unless quiet, the summary. Throws RunError when the
+/// solution blows up.
 RunSummary run_explicit(ExplicitIntegrator &integrator, const TimeConfig &time, const OutputConfig &output,
-                        const RunOptions &opts, PhaseTimer &timer);
+                        const RunOptions &opts, PhaseTimer &timer,
+                        const std::vector<HistoryColumn> &history_columns = {});
 
 /// The Simulation of an explicit module: parses the `time` and `output` sections, builds the
 /// module's integrator at set-up (the module's part, build()) and runs it through run_explicit.
@@ -56,6 +59,7 @@ protected:
   OutputConfig output_;
   PhaseTimer timer_;
   std::unique_ptr<ExplicitIntegrator> integrator_;
+  std::vector<HistoryColumn> history_columns_; ///< the module's columns of the histories asked for
 };
 
 } // namespace fegpu

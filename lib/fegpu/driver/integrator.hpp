@@ -6,6 +6,7 @@
 /// time and reports its energies and output fields. The solid modules run CentralDifference over
 /// a model that supplies forces, masses and constraints (central_difference.hpp); the shells run
 /// their own director update and schemes (physics/explicit_shell/shell_model.hpp).
+#include "fegpu/driver/histories.hpp"
 #include "fegpu/io/exodus.hpp"
 
 #include <string>
@@ -24,10 +25,9 @@ struct EnergyReport {
 };
 
 /// One output frame's fields, host arrays: nodal[v] one value per node, element[v] one per
-/// element (every block in order), global one per module global.
+/// element (every block in order).
 struct OutputFrame {
   std::vector<std::vector<double>> nodal, element;
-  std::vector<double> global;
 };
 
 class ExplicitIntegrator {
@@ -62,6 +62,16 @@ public:
   virtual HostMesh output_mesh() const = 0;
   virtual ExodusVariables output_variables() const = 0;
   virtual void fill_output(OutputFrame &frame) = 0;
+  /// The module's own globals at time(), one per output_variables().global (frames and
+  /// histories).
+  virtual std::vector<double> globals() { return {}; }
+
+  /// Histories (histories.hpp): takes the request and returns the columns the module adds after
+  /// the time and the globals, in order; InputError, at the item's key, for what it cannot give.
+  /// Called once, at set-up (so that --check sees the errors).
+  virtual std::vector<HistoryColumn> history_columns(const HistorySpec &spec);
+  /// Appends the values of those columns at time() to row.
+  virtual void history_values(std::vector<double> & /*row*/) {}
   /// True once after every change of the mesh's topology (the output then starts the next file
   /// of its series).
   virtual bool take_topology_change() { return false; }

@@ -420,6 +420,32 @@ int ExodusReader::index_of(char kind, const std::string &name) const {
   throw RunError("Exodus file '" + path_ + "' has no variable '" + name + "'");
 }
 
+std::vector<double> ExodusReader::coordinates() const {
+  const std::size_t nn = ex_inquire_int(exoid_, EX_INQ_NODES);
+  std::vector<double> x(nn), y(nn), z(nn, 0.0), xyz(3 * nn);
+  exo(ex_get_coord(exoid_, x.data(), y.data(), ex_inquire_int(exoid_, EX_INQ_DIM) == 3 ? z.data() : nullptr),
+      "ex_get_coord", path_);
+  for (std::size_t i = 0; i < nn; ++i)
+    xyz[3 * i] = x[i], xyz[3 * i + 1] = y[i], xyz[3 * i + 2] = z[i];
+  return xyz;
+}
+
+std::vector<Index> ExodusReader::connectivity(int block) const {
+  const int nblk = static_cast<int>(ex_inquire_int(exoid_, EX_INQ_ELEM_BLK));
+  FEGPU_CHECK(block >= 0 && block < nblk, "no block " + std::to_string(block) + " in " + path_);
+  std::vector<int> ids(nblk);
+  exo(ex_get_ids(exoid_, EX_ELEM_BLOCK, ids.data()), "ex_get_ids", path_);
+  char tname[MAX_STR_LENGTH + 1] = {0};
+  int n = 0, npe = 0, ned = 0, nfa = 0, nat = 0;
+  exo(ex_get_block(exoid_, EX_ELEM_BLOCK, ids[block], tname, &n, &npe, &ned, &nfa, &nat), "ex_get_block", path_);
+  std::vector<int> conn(static_cast<std::size_t>(n) * npe);
+  if (n > 0) exo(ex_get_conn(exoid_, EX_ELEM_BLOCK, ids[block], conn.data(), nullptr, nullptr), "ex_get_conn", path_);
+  std::vector<Index> out(conn.size());
+  for (std::size_t i = 0; i < conn.size(); ++i)
+    out[i] = conn[i] - 1;
+  return out;
+}
+
 std::vector<double> ExodusReader::nodal(int step, const std::string &name) const {
   const std::vector<double> out(ex_inquire_int(exoid_, EX_INQ_NODES));
   std::vector<double> v(out.size());

@@ -64,6 +64,10 @@ public:
   std::vector<double> nodal(int step, const std::string &name) const;   ///< step is 1-based
   std::vector<double> element(int step, const std::string &name) const; ///< all blocks in order
   std::vector<double> global(int step) const;
+  /// The coordinates (x, y, z per node) and block `block`'s connectivity (0-based, in the order
+  /// of the file's blocks), for post-processing a series whose blocks differ in type.
+  std::vector<double> coordinates() const;
+  std::vector<Index> connectivity(int block) const;
 
 private:
   int index_of(char kind, const std::string &name) const;

@@ -56,6 +56,17 @@ void facet_geometry(const Mesh &m, const std::vector<Index> &elems, const std::v
 }
 
 const NodeSet &Mesh::node_set(const std::string &name) const { return find_set(node_sets, name, "node set"); }
+
+IndexView set_nodes(const Mesh &m, const std::string &name, bool side_set) {
+  if (!side_set) return m.node_set(name).nodes;
+  const SideSet &s = m.side_set(name);
+  std::vector<Index> nodes;
+  std::vector<double> xy;
+  facet_geometry(m, to_host(s.elems), to_host(s.facets), nodes, xy);
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  return to_device("fegpu::mesh::side_set_nodes", nodes);
+}
 const SideSet &Mesh::side_set(const std::string &name) const { return find_set(side_sets, name, "side set"); }
 
 std::string element_place(const Mesh &m, Index e) {

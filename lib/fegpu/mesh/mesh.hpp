@@ -98,6 +98,10 @@ void facet_geometry(const Mesh &m, const std::vector<Index> &elems, const std::v
 /// every backend picks the same one: for loads and pins placed at a point.
 Index nearest_node(const CoordView &coords, const std::array<double, 3> &point);
 
+/// The nodes of a node set, or of every facet of a side set (sorted, unique), on the current
+/// topology; InputError (listing the names) if the mesh has no such set.
+IndexView set_nodes(const Mesh &m, const std::string &name, bool side_set);
+
 /// Adds a node set holding the nodes of every facet of a side set (sorted, unique).
 void add_node_set_from_side_set(HostMesh &h, const std::string &side_set, const std::string &node_set_name);
 
