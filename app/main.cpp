@@ -25,7 +25,7 @@ constexpr int kUsage = 1, kBadInput = 2, kRunFailed = 3;
 
 void print_help() {
   std::printf("usage: fegpu-kk INPUT.yaml [--output-dir DIR] [--check] [--quiet] [--profile]\n"
-              "                [--max-steps N] [--kokkos-... options]\n"
+              "                [--max-steps N] [--restart FILE] [--kokkos-... options]\n"
               "       fegpu-kk --help | --version\n\n"
               "Runs the finite-element simulation that INPUT.yaml describes and writes Exodus II output.\n"
               "  --output-dir DIR  where output files go (default: the current folder)\n"
@@ -33,6 +33,7 @@ void print_help() {
               "  --quiet           print nothing but errors\n"
               "  --profile         time the phases inside each step too (fences the device at each)\n"
               "  --max-steps N     stop an explicit run after N steps (as time.max_steps)\n"
+              "  --restart FILE    continue from a checkpoint (output: checkpoint:) of this input\n"
               "  --kokkos-help     Kokkos' own options (threads, device, tools)\n\n"
               "Physics modules:\n");
   for (const auto &m : fegpu::ModuleRegistry::instance().modules())
@@ -101,6 +102,12 @@ int run(int argc, char **argv) {
         return kUsage;
       }
       opts.max_steps = n;
+    } else if (a == "--restart" || a.rfind("--restart=", 0) == 0) {
+      if (a == "--restart" && i + 1 >= argc) {
+        std::fprintf(stderr, "fegpu-kk: --restart needs a checkpoint file\n");
+        return kUsage;
+      }
+      opts.restart = a == "--restart" ? argv[++i] : a.substr(10);
     } else if (a == "--output-dir") {
       if (i + 1 >= argc) {
         std::fprintf(stderr, "fegpu-kk: --output-dir needs a folder\n");

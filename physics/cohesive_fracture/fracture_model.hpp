@@ -95,6 +95,10 @@ public:
   /// or from a point, and its speed between rows.
   std::vector<HistoryColumn> history_columns(const HistorySpec &spec) override;
   void history_values(const DofView &u, double time, std::vector<double> &row) override;
+  /// Restart: the cracked topology, the node origins and coordinates, the cohesive points and
+  /// the energy and crack-tip accumulators.
+  void save(CheckpointWriter &w) const override;
+  void restore(const CheckpointReader &r) override;
 
   /// Checks the facets' tractions at displacement u and inserts cohesive elements where the
   /// strength is exceeded. Returns the number inserted.
@@ -119,6 +123,9 @@ public:
 
 private:
   void after_insertion(Index old_cohesive, Index old_nodes);
+  /// The bulk model, on the cracked topology with these coordinates, and the colour-by-colour
+  /// scatter's lists follow the topology (after an insertion or a restore).
+  void follow_topology(const CoordView &coords);
   LawField laws() const;
   /// Whether forces are scattered by atomics (else colour by colour).
   bool atomic_scatter() const { return bulk_.config().scatter == ScatterStrategy::Atomic; }

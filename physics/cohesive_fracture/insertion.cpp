@@ -379,6 +379,30 @@ CrackedMesh::CrackedMesh(const Mesh &mesh, const Topology &t, const Coloring &c)
 
 void CrackedMesh::reserve(Index nodes, Index cohesive) { grow(nodes, cohesive, true); }
 
+void CrackedMesh::save(CheckpointWriter &w) const {
+  w.set("cracked.nodes", double(num_nodes_));
+  w.set("cracked.cohesive", double(num_cohesive_));
+  w.set("cracked.unused_nodes", double(unused_nodes_));
+  w.put_view("cracked.elem2node", elem2node);
+  w.put_view("cracked.new2old", Kokkos::subview(new2old, std::make_pair(Index(0), num_nodes_)));
+  w.put_view("cracked.facet2coh", facet2coh);
+  w.put_view("cracked.coh2facet", Kokkos::subview(coh2facet, std::make_pair(Index(0), num_cohesive_)));
+  w.put_view("cracked.links", links);
+}
+
+void CrackedMesh::restore(const CheckpointReader &r) {
+  num_nodes_ = static_cast<Index>(r.number("cracked.nodes"));
+  num_cohesive_ = static_cast<Index>(r.number("cracked.cohesive"));
+  unused_nodes_ = static_cast<Index>(r.number("cracked.unused_nodes"));
+  r.get_view("cracked.elem2node", elem2node);
+  new2old = IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, new2old.label()), num_nodes_);
+  r.get_view("cracked.new2old", new2old);
+  r.get_view("cracked.facet2coh", facet2coh);
+  coh2facet = IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, coh2facet.label()), num_cohesive_);
+  r.get_view("cracked.coh2facet", coh2facet);
+  r.get_view("cracked.links", links);
+}
+
 void CrackedMesh::grow(Index nodes, Index cohesive, bool touch) {
   // Geometric growth: at least half as much again as allocated, so repeated small insertions
   // reallocate rarely (amortised constant cost per entry), and just what is needed when one

@@ -9,6 +9,7 @@
 /// stays shared. Mid-side nodes always split. New nodes record the node they were split from in
 /// `new2old`, through which every nodal field is carried over (sources()). On a GPU the threads
 /// sweep each colour in a window sized to the L2 cache (window() in insertion.cpp).
+#include "fegpu/io/checkpoint.hpp"
 #include "fegpu/mesh/coloring.hpp"
 #include "fegpu/mesh/mesh.hpp"
 #include "fegpu/mesh/topology.hpp"
@@ -82,6 +83,10 @@ public:
 
   Index num_nodes() const { return num_nodes_; }
   Index num_cohesive() const { return num_cohesive_; }
+  /// Restart: the live state (connectivity, parents, cohesive elements, the walks' links and the
+  /// counts) into a checkpoint, and back on a CrackedMesh of the same input mesh.
+  void save(CheckpointWriter &w) const;
+  void restore(const CheckpointReader &r);
   CohesiveSides sides() const { return {coh2facet, topology.facet2elem, topology.facet2local}; }
 
   const ElementType type;

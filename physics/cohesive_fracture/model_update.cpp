@@ -151,9 +151,6 @@ void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
   std::swap(points_, points_spare_);
   constexpr std::size_t kKeepSpare = std::size_t(64) << 20;
   if (points_spare_.span() * sizeof(CohesivePoint) > kKeepSpare) points_spare_ = {};
-  if (!atomic_scatter() && cap > static_cast<Index>(face_force_.extent(0))) // rewritten every step
-    face_force_ =
-        DeviceView<Real *[2][3][2]>(Kokkos::view_alloc(Kokkos::WithoutInitializing, face_force_.label()), cap);
   // Where each node takes its values from, and the input-mesh node it descends from; then, for
   // the locality of every gather, a numbering that follows the elements.
   IndexView src = cracked_->sources(old_nodes);
@@ -169,10 +166,18 @@ void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
   // The bulk model continues on the split nodes, a new node at its source's place.
   CoordView coords(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::coords"), n);
   carry(bulk_.mesh().coords, coords, carry_);
+  follow_topology(coords);
+}
+
+void FractureModel::follow_topology(const CoordView &coords) {
   bulk_.set_topology(cracked_->elem2node, coords, origin_);
   inverse_area_ = RealView(); // the stress check sums the areas again on the new nodes
   peak_bytes_ = std::max(peak_bytes_, memory_bytes());
   if (atomic_scatter()) return;
+  const Index cap = static_cast<Index>(points_.extent(0));
+  if (cap > static_cast<Index>(face_force_.extent(0))) // rewritten every step
+    face_force_ =
+        DeviceView<Real *[2][3][2]>(Kokkos::view_alloc(Kokkos::WithoutInitializing, face_force_.label()), cap);
   // Colour by colour, the cohesive forces go through face_force_ and a scatter pass over the
   // compacted list of bulk elements touching a cohesive element, as a colouring of its own.
   Coloring &ac = adjacent_.coloring;
@@ -186,6 +191,35 @@ void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
 void FractureModel::carry_nodal_field(const DofView &old, const DofView &field) const {
   FEGPU_CHECK(static_cast<Index>(field.extent(0)) == num_nodes(), "carry_nodal_field: one row per node");
   carry(old, field, carry_);
+}
+
+void FractureModel::save(CheckpointWriter &w) const {
+  cracked_->save(w);
+  const Index n = cracked_->num_nodes(), nc = cracked_->num_cohesive();
+  w.put_view("fracture.origin", Kokkos::subview(origin_, std::make_pair(Index(0), n)));
+  w.put_view("fracture.coords", bulk_.mesh().coords);
+  w.put_view("fracture.points", Kokkos::subview(points_, std::make_pair(Index(0), nc), Kokkos::ALL));
+  w.set("fracture.initial_strain", initial_strain_);
+  w.set("fracture.tip_last", tip_last_);
+  w.set("fracture.tip_time", tip_time_);
+}
+
+void FractureModel::restore(const CheckpointReader &r) {
+  cracked_->restore(r);
+  const Index n = cracked_->num_nodes(), nc = cracked_->num_cohesive();
+  origin_ = IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, origin_.label()), n);
+  r.get_view("fracture.origin", origin_);
+  CoordView coords(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::coords"), n);
+  r.get_view("fracture.coords", coords);
+  points_ = DeviceView<CohesivePoint **>(Kokkos::view_alloc(Kokkos::WithoutInitializing, points_.label()), nc,
+                                         points_.extent(1));
+  r.get_view("fracture.points", points_);
+  points_spare_ = {};
+  carry_ = IndexView();
+  initial_strain_ = r.number("fracture.initial_strain");
+  tip_last_ = r.number("fracture.tip_last");
+  tip_time_ = r.number("fracture.tip_time");
+  follow_topology(coords);
 }
 
 } // namespace fegpu::cohesive

@@ -62,6 +62,10 @@ void ShellModel::setup_nodes() {
   const double c = std::sqrt(config_.material.youngs_modulus /
                              (config_.material.density * (1 - std::pow(config_.material.poissons_ratio, 2))));
   // Element normals summed at the nodes (directors), row-sum lumped masses, and the stable step.
+  // Each element's shares first, then each node sums those of its elements in ascending order
+  // (node2elem is sorted): the same sums on every run and backend, unlike atomic adds, so that a
+  // run is repeatable bit for bit and a restart continues it exactly.
+  DeviceView<double *[4][5]> share(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::shell::node_shares"), ne);
   Kokkos::parallel_reduce(
       "fegpu::shell::element_setup", range(0, ne),
       KOKKOS_LAMBDA(Index e, double &dt) {
@@ -76,21 +80,35 @@ void ShellModel::setup_nodes() {
         // Rotary inertia: rho h (h^2 / 12), raised to rho h A / 8 for thin elements so that the
         // rotational modes do not limit the step (the seed's examples have h << element size).
         const double inertia = Kokkos::max(h2, area / 8.0);
+        double m[4] = {0, 0, 0, 0};
         for (int q = 0; q < 4; ++q) {
           const GaussPoint gp = gauss_point(x, q);
           const double j = norm(cross(gp.a1, gp.a2));
-          for (int k = 0; k < 4; ++k) {
-            const double mk = rho_h * j * gp.N(k);
-            Kokkos::atomic_add(&mass(conn(e, k)), mk);
-            Kokkos::atomic_add(&rotary(conn(e, k)), mk * inertia);
-          }
+          for (int k = 0; k < 4; ++k)
+            m[k] += rho_h * j * gp.N(k);
         }
-        for (int k = 0; k < 4; ++k)
-          for (int i = 0; i < 3; ++i)
-            Kokkos::atomic_add(&D(conn(e, k), i), i == 0 ? nrm.x : (i == 1 ? nrm.y : nrm.z));
+        for (int k = 0; k < 4; ++k) {
+          share(e, k, 0) = m[k], share(e, k, 1) = m[k] * inertia;
+          share(e, k, 2) = nrm.x, share(e, k, 3) = nrm.y, share(e, k, 4) = nrm.z;
+        }
       },
       Kokkos::Min<double>(dt_min));
   dt_critical_ = dt_min / c;
+  const Crs n2e = build_node2elem(mesh_);
+  const auto off = n2e.offsets, elems = n2e.indices;
+  Kokkos::parallel_for(
+      "fegpu::shell::node_setup", range(0, nn), KOKKOS_LAMBDA(Index n) {
+        double s[5] = {0, 0, 0, 0, 0};
+        for (Index i = off(n); i < off(n + 1); ++i) {
+          const Index e = elems(i);
+          for (int k = 0; k < 4; ++k)
+            if (conn(e, k) == n)
+              for (int j = 0; j < 5; ++j)
+                s[j] += share(e, k, j);
+        }
+        mass(n) = s[0], rotary(n) = s[1];
+        store(D, n, Vec3{s[2], s[3], s[4]});
+      });
   Kokkos::parallel_for(
       "fegpu::shell::normalise_directors", range(0, nn), KOKKOS_LAMBDA(Index n) {
         const Vec3 a = load(D, n);
@@ -294,6 +312,9 @@ void ShellModel::setup_loads() {
   unit_pressure_ = CoordView("fegpu::shell::unit_pressure", nn);
   const CoordView X = X_, u = unit_pressure_;
   const auto conn = mesh_.elem2node;
+  // Per element, then per node over its elements in ascending order (repeatable sums).
+  DeviceView<double *[4][3]> share(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::shell::pressure_shares"),
+                                   mesh_.num_elems());
   Kokkos::parallel_for(
       "fegpu::shell::unit_pressure", range(0, mesh_.num_elems()), KOKKOS_LAMBDA(Index e) {
         Vec3 x[4], f[4];
@@ -301,7 +322,18 @@ void ShellModel::setup_loads() {
           x[k] = load(X, conn(e, k));
         pressure_forces(x, 1.0, f);
         for (int k = 0; k < 4; ++k)
-          atomic_add(u, conn(e, k), f[k]);
+          share(e, k, 0) = f[k].x, share(e, k, 1) = f[k].y, share(e, k, 2) = f[k].z;
+      });
+  const Crs n2e = build_node2elem(mesh_);
+  const auto off = n2e.offsets, elems = n2e.indices;
+  Kokkos::parallel_for(
+      "fegpu::shell::unit_pressure_nodes", range(0, nn), KOKKOS_LAMBDA(Index n) {
+        Vec3 s{0, 0, 0};
+        for (Index i = off(n); i < off(n + 1); ++i)
+          for (int k = 0; k < 4; ++k)
+            if (conn(elems(i), k) == n)
+              s = s + Vec3{share(elems(i), k, 0), share(elems(i), k, 1), share(elems(i), k, 2)};
+        store(u, n, s);
       });
 }
 

@@ -164,6 +164,10 @@ public:
   /// of a set's nodes and the work done there (the reactions' and a nodal pressure's).
   std::vector<HistoryColumn> history_columns(const HistorySpec &spec) override;
   void history_values(std::vector<double> &row) override;
+  /// Restart: the clock, every scheme's state (nodes, element-local copies, the fused scheme's
+  /// buffers) and the work integrals.
+  void save(CheckpointWriter &w) override;
+  void restore(const CheckpointReader &r) override;
 
   /// Nodal state on the host: position - reference, rotation vector (from the reference director
   /// to the current one), velocity, each (node, xyz) flattened.
@@ -182,6 +186,8 @@ public:
   void setup_fused();
 
 private:
+  /// The state save() and restore() carry, by name (views of a scheme not run are empty).
+  std::vector<std::pair<const char *, CoordView *>> state_arrays();
   StepParams params() const;
   /// A pressure load applied in the elements each step: a follower pressure, or any pressure in
   /// the element-local scheme (the standard scheme applies a fixed one at the nodes).

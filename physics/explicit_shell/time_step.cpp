@@ -230,4 +230,57 @@ Energies ShellModel::energies() const {
   return e;
 }
 
+std::vector<std::pair<const char *, CoordView *>> ShellModel::state_arrays() {
+  Copies &c = copies_;
+  Spare &s = spare_;
+  return {{"x", &x_},
+          {"d", &d_},
+          {"v", &v_},
+          {"w", &w_},
+          {"f", &f_},
+          {"m", &m_},
+          {"copy_x", &c.x},
+          {"copy_d", &c.d},
+          {"copy_v", &c.v},
+          {"copy_w", &c.w},
+          {"copy_f0", &c.f[0]},
+          {"copy_f1", &c.f[1]},
+          {"copy_m0", &c.m[0]},
+          {"copy_m1", &c.m[1]},
+          {"spare_x", &s.x},
+          {"spare_d", &s.d},
+          {"spare_v", &s.v},
+          {"spare_w", &s.w},
+          {"f_next", &s.f_next},
+          {"m_next", &s.m_next},
+          {"f_after", &s.f_after},
+          {"m_after", &s.m_after}};
+}
+
+void ShellModel::save(CheckpointWriter &w) {
+  w.set("shell.time", time_);
+  w.set("shell.steps", double(steps_));
+  w.set("shell.dt", dt_);
+  w.set("shell.initial_energy", initial_energy_);
+  w.set("shell.copies_current", double(copies_.current));
+  for (const auto &[name, view] : state_arrays())
+    if (view->extent(0) > 0) w.put_view(std::string("shell.") + name, *view);
+  w.put_view("shell.node_work", node_work_);
+  w.put_view("shell.element_work", element_work_);
+  w.put_view("shell.load_work", load_work_);
+}
+
+void ShellModel::restore(const CheckpointReader &r) {
+  time_ = r.number("shell.time");
+  steps_ = static_cast<long>(r.number("shell.steps"));
+  dt_ = r.number("shell.dt");
+  initial_energy_ = r.number("shell.initial_energy");
+  copies_.current = static_cast<int>(r.number("shell.copies_current"));
+  for (const auto &[name, view] : state_arrays())
+    if (view->extent(0) > 0) r.get_view(std::string("shell.") + name, *view);
+  r.get_view("shell.node_work", node_work_);
+  r.get_view("shell.element_work", element_work_);
+  r.get_view("shell.load_work", load_work_);
+}
+
 } // namespace fegpu::shell

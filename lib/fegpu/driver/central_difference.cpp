@@ -74,22 +74,27 @@ void add_load(const RealView &f, const IndexView &d, const RealView &w, double s
 }
 
 /// Imposes a constraint after the predictor, which moved u by dt v: undone, the constraint set,
-/// v = du / dt. The reaction's f(n) half of the work increment is taken here, with the imposed
-/// du (the predictor, which left f_int standing on these dofs, would take dt v(n)), and f_int is
-/// cleared for the element kernels; into work(slot), the constraint's.
-void constrain(const RealView &u, const RealView &v, const RealView &fi, const IndexView &d, bool disp, double target,
-               double increment, double dt, const RealView &work, std::size_t slot) {
+/// v = du / dt. The constraint's work this step is taken here, into work(slot), on the device:
+/// the reaction's f(n) half with the imposed du (the predictor, which left f_int standing on
+/// these dofs, would take dt v(n)), into the internal and the external work, after which f_int is
+/// cleared for the element kernels; and the kinetic energy the constraint gives the node's mass,
+/// |m| (v(n+1/2)^2 - v(n-1/2)^2) / 2, into the external work.
+void constrain(const RealView &u, const RealView &v, const RealView &m, const RealView &fi, const IndexView &d,
+               bool disp, double target, double increment, double dt,
+               const Kokkos::View<EnergyIncrement *, MemSpace> &work, std::size_t slot) {
   Kokkos::parallel_reduce(
       "fegpu::driver::apply_constraints", range(0, static_cast<Index>(d.extent(0))),
-      KOKKOS_LAMBDA(Index i, double &w) {
+      KOKKOS_LAMBDA(Index i, EnergyIncrement & s) {
         const Index k = d(i);
-        const double u_old = u(k) - dt * v(k);
+        const double v_old = v(k), u_old = u(k) - dt * v_old;
         u(k) = disp ? target : u_old + increment;
         v(k) = (u(k) - u_old) / dt;
-        w += 0.5 * (u(k) - u_old) * fi(k);
+        const double w = 0.5 * (u(k) - u_old) * fi(k);
+        s.internal += w;
+        s.external += w + 0.5 * Kokkos::abs(m(k)) * (v(k) * v(k) - v_old * v_old);
         fi(k) = 0.0;
       },
-      Kokkos::Sum<double, MemSpace>(Kokkos::subview(work, slot)));
+      Kokkos::Sum<EnergyIncrement, MemSpace>(Kokkos::subview(work, slot)));
 }
 
 /// The predictor at one dof: v(n+1/2) = v(n) + dt/2 a(n), u(n+1) = u(n) + dt v(n+1/2), and the
@@ -128,13 +133,14 @@ KOKKOS_INLINE_FUNCTION double correct(double dt, double half, double m, double f
 /// and the constraints' f(n) halves (on a constrained dof the reaction f_int does the work, so it
 /// enters both the internal and the external work).
 KOKKOS_INLINE_FUNCTION void accumulate(const DeviceView<double[4]> &e, const EnergyIncrement &pred,
-                                       const EnergyIncrement &corr, const RealView &constrained) {
-  double c = 0;
+                                       const EnergyIncrement &corr,
+                                       const Kokkos::View<EnergyIncrement *, MemSpace> &constrained) {
+  EnergyIncrement c;
   for (std::size_t k = 0; k < constrained.extent(0); ++k)
     c += constrained(k);
   e(0) = corr.kinetic;
-  e(1) += pred.internal + corr.internal + c;
-  e(2) += pred.external + corr.external + c;
+  e(1) += pred.internal + corr.internal + c.internal;
+  e(2) += pred.external + corr.external + c.external;
 }
 
 } // namespace driver_kernels
@@ -238,11 +244,11 @@ void CentralDifference::external_force(double t, const DofView &f) {
 void CentralDifference::apply_constraints(double t_new) {
   const double t_old = t_new - dt_;
   if (constraint_work_.extent(0) != constraints_.size())
-    constraint_work_ = RealView("fegpu::driver::constraint_work", constraints_.size());
+    constraint_work_ = decltype(constraint_work_)("fegpu::driver::constraint_work", constraints_.size());
   for (std::size_t k = 0; k < constraints_.size(); ++k) {
     const Constraint &con = constraints_[k];
-    driver_kernels::constrain(flat(u_), flat(v_), flat(fint_), con.dofs, con.kind == Constraint::Displacement,
-                              con.value * con.function.value(t_new),
+    driver_kernels::constrain(flat(u_), flat(v_), flat(mass_), flat(fint_), con.dofs,
+                              con.kind == Constraint::Displacement, con.value * con.function.value(t_new),
                               con.value * (con.function.integral(t_new) - con.function.integral(t_old)), dt_,
                               constraint_work_, k);
   }
@@ -273,7 +279,7 @@ void CentralDifference::step() {
           },
           Kokkos::Sum<FusedIncrement, MemSpace>(fused));
       const auto e = energy_;
-      const RealView cw = constraint_work_;
+      const auto cw = constraint_work_;
       Kokkos::parallel_for(
           "fegpu::driver::accumulate_energy", range(0, 1), KOKKOS_LAMBDA(Index) {
             driver_kernels::accumulate(e, pred(), fused().corrector, cw);
@@ -326,7 +332,7 @@ void CentralDifference::finish_step() {
       },
       Kokkos::Sum<EnergyIncrement, MemSpace>(corr));
   const auto e = energy_;
-  const RealView cw = constraint_work_;
+  const auto cw = constraint_work_;
   Kokkos::parallel_for(
       "fegpu::driver::accumulate_energy", range(0, 1),
       KOKKOS_LAMBDA(Index) { driver_kernels::accumulate(e, pred(), corr(), cw); });
@@ -361,18 +367,22 @@ namespace fegpu {
 
 namespace reaction_kernels {
 
-/// The force the constraints exert: f_int - f_ext on a constrained dof (negative mass), else 0.
-void start(const RealView &m, const RealView &fi, const RealView &fe, const IndexView &d, const RealView &last) {
+/// The force the constraints exert on a constrained dof (negative mass; else 0) as (the static
+/// part f_int - f_ext, the velocity, the force with the node's inertia |m| a): at the start.
+void start(const RealView &m, const RealView &fi, const RealView &fe, const RealView &v, const IndexView &d,
+           const DeviceView<double *[3]> &last) {
   Kokkos::parallel_for(
       "fegpu::driver::reaction_start", range(0, static_cast<Index>(d.extent(0))), KOKKOS_LAMBDA(Index i) {
         const Index k = d(i);
-        last(i) = m(k) < 0 ? fi(k) - fe(k) : 0.0;
+        const double f = m(k) < 0 ? fi(k) - fe(k) : 0.0;
+        last(i, 0) = f, last(i, 1) = m(k) < 0 ? v(k) : 0.0, last(i, 2) = f;
       });
 }
 
-/// One team a set, its sum reduced in a fixed order: W += du (R(n) + R(n+1)) / 2, du = dt v(n+1/2).
+/// One team a set, its sum reduced in a fixed order: W += du (F(n) + F(n+1)) / 2 + |m| (v(n+1/2)^2 -
+/// v(n-1/2)^2) / 2 with du = dt v(n+1/2), the constrained dofs' share of the driver's external work.
 void work(const RealView &m, const RealView &fi, const RealView &fe, const RealView &v, double dt, const IndexView &off,
-          const IndexView &d, const RealView &last, const RealView &work) {
+          const IndexView &d, const DeviceView<double *[3]> &last, const RealView &work) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   Kokkos::parallel_for(
       "fegpu::driver::reaction_work", Policy(static_cast<int>(work.extent(0)), Kokkos::AUTO),
@@ -383,9 +393,10 @@ void work(const RealView &m, const RealView &fi, const RealView &fe, const RealV
             Kokkos::TeamThreadRange(team, off(k), off(k + 1)),
             [&](Index i, double &acc) {
               const Index j = d(i);
-              const double r = m(j) < 0 ? fi(j) - fe(j) : 0.0;
-              acc += 0.5 * dt * v(j) * (last(i) + r);
-              last(i) = r;
+              if (!(m(j) < 0)) return;
+              const double f = fi(j) - fe(j), vn = v(j), vo = last(i, 1), mass = Kokkos::abs(m(j));
+              acc += 0.5 * dt * vn * (last(i, 0) + f) + 0.5 * mass * (vn * vn - vo * vo);
+              last(i, 0) = f, last(i, 1) = vn, last(i, 2) = f + mass * (vn - vo) / dt;
             },
             w);
         Kokkos::single(Kokkos::PerTeam(team), [&] { work(k) += w; });
@@ -450,8 +461,8 @@ void CentralDifference::reaction_dofs() {
   };
   reaction_offsets_ = upload("fegpu::driver::reaction_offsets", offsets);
   reaction_dofs_ = upload("fegpu::driver::reaction_dofs", dofs);
-  reaction_last_ = RealView("fegpu::driver::reaction_last", dofs.size());
-  reaction_kernels::start(flat(mass_), flat(fint_), flat(fext_), reaction_dofs_, reaction_last_);
+  reaction_last_ = DeviceView<double *[3]>("fegpu::driver::reaction_last", dofs.size());
+  reaction_kernels::start(flat(mass_), flat(fint_), flat(fext_), flat(v_), reaction_dofs_, reaction_last_);
 }
 
 void CentralDifference::reaction_work() {
@@ -480,13 +491,59 @@ void CentralDifference::history_values(std::vector<double> &row) {
     for (std::size_t k = 0; k < reaction_sets_.size(); ++k) {
       double sum[3] = {0, 0, 0};
       for (Index i = off(k); i < off(k + 1); ++i)
-        sum[dofs(i) / nn] += last(i);
+        sum[dofs(i) / nn] += last(i, 2);
       for (int c = 0; c < nc; ++c)
         row.push_back(sum[c]);
       row.push_back(work(k));
     }
   }
   model_.history_values(u_, time_, row);
+}
+
+void CentralDifference::save(CheckpointWriter &w) {
+  finish_step(); // the checkpoint's step complete, as in the run that goes on without stopping
+  w.set("driver.time", time_);
+  w.set("driver.steps", double(steps_));
+  w.set("driver.dt", dt_);
+  w.put_view("driver.u", u_);
+  w.put_view("driver.v", v_);
+  w.put_view("driver.a", a_);
+  w.put_view("driver.f_int", fint_);
+  w.put_view("driver.f_ext", fext_);
+  w.put_view("driver.energy", energy_);
+  if (!reaction_sets_.empty()) {
+    w.put_view("driver.reaction_last", reaction_last_);
+    w.put_view("driver.reaction_work", reaction_work_);
+  }
+  model_.save(w);
+}
+
+void CentralDifference::restore(const CheckpointReader &r) {
+  model_.restore(r);
+  const Index n = model_.num_nodes();
+  const int c = model_.num_components();
+  current_ = 0;
+  u_ = u_store_[0].at(n, c), v_ = v_store_[0].at(n, c), a_ = a_store_.at(n, c);
+  fint_ = fint_store_.at(n, c), fext_ = fext_store_.at(n, c);
+  constraints_ = model_.constraints();
+  loads_ = model_.loads();
+  time_ = r.number("driver.time");
+  steps_ = static_cast<long>(r.number("driver.steps"));
+  dt_ = r.number("driver.dt");
+  setup_mass();
+  r.get_view("driver.u", u_);
+  r.get_view("driver.v", v_);
+  r.get_view("driver.a", a_);
+  r.get_view("driver.f_int", fint_);
+  r.get_view("driver.f_ext", fext_);
+  r.get_view("driver.energy", energy_);
+  corrector_pending_ = false;
+  new_topology_ = false;
+  reaction_dofs();
+  if (!reaction_sets_.empty()) {
+    r.get_view("driver.reaction_last", reaction_last_);
+    r.get_view("driver.reaction_work", reaction_work_);
+  }
 }
 
 } // namespace fegpu

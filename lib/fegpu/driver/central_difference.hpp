@@ -128,6 +128,9 @@ public:
   virtual IndexView set_nodes(const std::string &name, bool side_set) const = 0;
   virtual std::vector<HistoryColumn> history_columns(const HistorySpec &spec);
   virtual void history_values(const DofView & /*u*/, double /*time*/, std::vector<double> & /*row*/) {}
+  /// Restart: the module's own state (a cracked topology, ...); num_nodes() follows restore().
+  virtual void save(CheckpointWriter & /*w*/) const {}
+  virtual void restore(const CheckpointReader & /*r*/) {}
 };
 
 /// A (node, component) array with room to grow: at(n, c) views the first n * c entries of its
@@ -168,6 +171,8 @@ public:
   std::vector<double> globals() override { return model_.globals(u_); }
   std::vector<HistoryColumn> history_columns(const HistorySpec &spec) override;
   void history_values(std::vector<double> &row) override;
+  void save(CheckpointWriter &w) override;
+  void restore(const CheckpointReader &r) override;
   bool take_topology_change() override { return std::exchange(new_topology_, false); }
   std::string summary() override { return model_.summary(u_, energies()); }
 
@@ -209,14 +214,17 @@ private:
   DeviceView<double[4]> energy_; ///< kinetic, internal, external, initial kinetic
   Kokkos::View<EnergyIncrement, MemSpace> predictor_increment_, corrector_increment_;
   Kokkos::View<FusedIncrement, MemSpace> fused_increment_;
-  RealView constraint_work_; ///< (constraint): its reaction's f(n) half of the step's work
+  /// (constraint): its work in the step's predictor half (constrain() in central_difference.cpp)
+  Kokkos::View<EnergyIncrement *, MemSpace> constraint_work_;
   bool corrector_pending_ = false;
   double time_ = 0, dt_ = 0, dt_critical_ = 0;
   long steps_ = 0;
   bool new_topology_ = false; ///< since the last output
 
   // Histories: probes (field, point) and reactions (every dof of a set's nodes, grouped by set:
-  // offsets into dofs; the force there at the last step; the work done, one per set).
+  // offsets into dofs; the force there at the last step; the work done, one per set). The force
+  // the constraints exert holds the node's inertia (|m| times the imposed acceleration), so their
+  // work is the share of the driver's external work that the constrained dofs take.
   struct Probe {
     int field; ///< 0 displacement, 1 velocity, 2 acceleration
     std::array<double, 3> point;
@@ -224,7 +232,8 @@ private:
   std::vector<Probe> probes_;
   std::vector<std::pair<std::string, bool>> reaction_sets_; ///< (name, side set)
   IndexView reaction_offsets_, reaction_dofs_;
-  RealView reaction_last_, reaction_work_;
+  DeviceView<double *[3]> reaction_last_; ///< (dof): f_int - f_ext, v, the force with the inertia
+  RealView reaction_work_;
 };
 
 } // namespace fegpu

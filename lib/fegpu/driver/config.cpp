@@ -1,5 +1,8 @@
 #include "fegpu/driver/config.hpp"
 
+#include <cstdio>
+#include <filesystem>
+
 namespace fegpu {
 
 TimeConfig TimeConfig::parse(const InputNode &s) {
@@ -21,7 +24,27 @@ OutputConfig OutputConfig::parse(const InputNode &s) {
   c.every_steps = s.has("every_steps") ? s.get_positive_int("every_steps") : 0;
   c.every_time = s.has("every_time") ? s.get_positive("every_time") : 0.0;
   c.histories = HistoryConfig::parse(s, c.file);
+  c.checkpoint = CheckpointConfig::parse(s, c.file);
   return c;
+}
+
+CheckpointConfig CheckpointConfig::parse(const InputNode &output, const std::string &exodus_file) {
+  CheckpointConfig c;
+  c.stem = std::filesystem::path(exodus_file).replace_extension().string();
+  if (!output.has("checkpoint")) return c;
+  const InputNode s = output.child("checkpoint");
+  c.enabled = true;
+  if (s.has("every_steps") == s.has("every_time")) s.error("give every_steps or every_time");
+  c.every_steps = s.has("every_steps") ? s.get_positive_int("every_steps") : 0;
+  c.every_time = s.has("every_time") ? s.get_positive("every_time") : 0.0;
+  c.keep = s.get_positive_int("keep", c.keep);
+  return c;
+}
+
+std::string CheckpointConfig::file(long step) const {
+  char suffix[32];
+  std::snprintf(suffix, sizeof suffix, "_checkpoint_%09ld.nc", step);
+  return stem + suffix;
 }
 
 std::string RunOptions::output_path(const std::string &file) const {

@@ -17,11 +17,25 @@ struct TimeConfig {
   static TimeConfig parse(const InputNode &section);
 };
 
+/// output: checkpoint: {every_steps | every_time, keep: 2}: the state a run continues from
+/// (`--restart FILE`), written to <output stem>_checkpoint_<step>.nc beside the output.
+struct CheckpointConfig {
+  bool enabled = false;
+  long every_steps = 0;  ///< every this many steps (load steps for the wellbore)
+  double every_time = 0; ///< or every this much time
+  int keep = 2;          ///< the newest this many are kept
+  std::string stem;      ///< the output file's name without its extension
+  /// The file of the checkpoint at `step`, relative to --output-dir.
+  std::string file(long step) const;
+  static CheckpointConfig parse(const InputNode &output, const std::string &exodus_file);
+};
+
 struct OutputConfig {
   std::string file = "results.e"; ///< output: file, relative to --output-dir
   int every_steps = 0;            ///< output: every_steps
   double every_time = 0;          ///< output: every_time (one of the two; default 20 frames)
   HistoryConfig histories;        ///< output: histories (histories.hpp)
+  CheckpointConfig checkpoint;    ///< output: checkpoint
   static OutputConfig parse(const InputNode &section);
 };
 
@@ -33,6 +47,7 @@ struct RunOptions {
   bool progress = false; ///< a progress line on stderr (a terminal, not --quiet)
   bool profile = false;  ///< time the phases inside a step too (--profile; fences at each)
   long max_steps = 0;    ///< --max-steps: stop an explicit run after this many steps (0: no cap)
+  std::string restart;   ///< --restart FILE: continue from that checkpoint
   std::string output_path(const std::string &file) const;
 };
 

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <optional>
 
 namespace fegpu {
@@ -98,44 +99,99 @@ std::vector<double> history_row(ExplicitIntegrator &in, const Schedule &s, const
 } // namespace
 
 RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const OutputConfig &output,
-                        const RunOptions &opts, PhaseTimer &timer, const std::vector<HistoryColumn> &history_columns) {
+                        const RunOptions &opts, PhaseTimer &timer, const std::vector<HistoryColumn> &history_columns,
+                        const RunIdentity &identity, const CheckpointReader *restart) {
   const Schedule s(time, in.critical_time_step());
-  {
+  if (restart && restart->number("run.dt") != s.dt) {
+    char msg[200];
+    std::snprintf(msg, sizeof msg,
+                  "it steps by %.17g, this input by %.17g (time.end_time, dt or safety_factor changed)",
+                  restart->number("run.dt"), s.dt);
+    restart->mismatch(msg);
+  }
+  if (!restart) {
     auto phase = timer.scope("start");
     in.start(s.dt);
   }
   std::unique_ptr<AsyncExodusWriter> writer;
   std::unique_ptr<HistoryWriter> history;
   const HistoryConfig &hc = output.histories;
-  HistoryCadence history_due(hc.every_steps,
-                             hc.every_time > 0 || hc.every_steps > 0 ? hc.every_time : s.steps * s.dt / 1000);
+  Cadence history_due(hc.every_steps, hc.every_time > 0 || hc.every_steps > 0 ? hc.every_time : s.steps * s.dt / 1000);
+  const CheckpointConfig &cc = output.checkpoint;
+  Cadence checkpoint_due(cc.every_steps, cc.every_time);
+  checkpoint_due.due(0, 0.0, s.dt); // none at t = 0: the input is the start
+  const long every_steps = output.every_steps;
+  const double every_time = output.every_time > 0 ? output.every_time : (every_steps > 0 ? 0 : time.end_time / 20);
+  double next_output = every_time;
   {
     auto phase = timer.scope("output");
     const EnergyReport e = in.energy_report();
     ExodusVariables vars = in.output_variables();
     vars.global = driver_global_names(in);
-    writer = std::make_unique<AsyncExodusWriter>(opts.output_path(output.file), in.output_mesh(), vars, in.title());
-    write_frame(*writer, in, s, e);
-    if (!hc.file.empty()) {
-      std::vector<HistoryColumn> columns = {{"time", "time"}};
-      for (const std::string &g : vars.global)
-        columns.push_back({g, global_quantity(g)});
-      columns.insert(columns.end(), history_columns.begin(), history_columns.end());
+    std::vector<HistoryColumn> columns = {{"time", "time"}};
+    for (const std::string &g : vars.global)
+      columns.push_back({g, global_quantity(g)});
+    columns.insert(columns.end(), history_columns.begin(), history_columns.end());
+    if (restart) { // the series and the histories go on from the checkpoint
+      writer = std::make_unique<AsyncExodusWriter>(opts.output_path(output.file), vars,
+                                                   int(restart->number("run.exodus_file")),
+                                                   int(restart->number("run.exodus_frames")));
+      next_output = restart->number("run.next_output");
+      checkpoint_due.set_next(restart->number("run.checkpoint_next"));
+      if (!hc.file.empty() && restart->has("run.history_bytes")) {
+        history = std::make_unique<HistoryWriter>(opts.output_path(hc.file), columns.size(),
+                                                  std::uintmax_t(restart->number("run.history_bytes")));
+        history_due.set_next(restart->number("run.history_next"));
+      }
+    } else {
+      writer = std::make_unique<AsyncExodusWriter>(opts.output_path(output.file), in.output_mesh(), vars, in.title());
+      write_frame(*writer, in, s, e);
+    }
+    if (!hc.file.empty() && !history) { // (a restart's histories start here if its first run had none)
       history = std::make_unique<HistoryWriter>(opts.output_path(hc.file), columns, hc.units);
-      history_due.due(0, 0.0, s.dt);
+      history_due.due(in.steps(), in.time(), s.dt);
       history->write(history_row(in, s, e));
     }
   }
-  if (!opts.quiet)
+  if (!opts.quiet) {
+    if (restart)
+      std::printf("continuing from %s at step %ld (t = %.6e)\n", restart->path().c_str(), in.steps(), in.time());
     std::printf("time step %.6e (stability limit %.6e, ratio %.2f), %ld steps to t = %.6e\n", s.dt, s.dt_critical,
                 s.dt / s.dt_critical, s.steps, s.steps * s.dt);
+  }
   if (s.dt > s.dt_critical)
     std::fprintf(stderr, "fegpu-kk: warning: the time step %.6e exceeds the estimated stability limit %.6e\n", s.dt,
                  s.dt_critical);
 
-  const long every_steps = output.every_steps;
-  const double every_time = output.every_time > 0 ? output.every_time : (every_steps > 0 ? 0 : time.end_time / 20);
-  double next_output = every_time;
+  // A checkpoint: the frames queued so far on disk first, so that the file it points into holds them.
+  std::deque<std::string> written;
+  std::string last_checkpoint;
+  const auto checkpoint = [&](long n) {
+    auto phase = timer.scope("checkpoint");
+    writer->drain();
+    CheckpointWriter w;
+    in.save(w);
+    w.set("run.module", identity.module);
+    w.set("run.fingerprint", identity.fingerprint);
+    w.set("run.steps", double(n));
+    w.set("run.dt", s.dt);
+    w.set("run.exodus_file", double(writer->file_index()));
+    w.set("run.exodus_frames", double(writer->frames_in_file()));
+    w.set("run.next_output", next_output);
+    w.set("run.checkpoint_next", checkpoint_due.next());
+    if (history) {
+      w.set("run.history_bytes", double(history->bytes()));
+      w.set("run.history_next", history_due.next());
+    }
+    last_checkpoint = opts.output_path(cc.file(n));
+    w.write(last_checkpoint);
+    written.push_back(last_checkpoint);
+    while (written.size() > static_cast<std::size_t>(cc.keep)) {
+      std::remove(written.front().c_str());
+      written.pop_front();
+    }
+  };
+
   Progress progress(opts.progress, s.steps * s.dt);
   RunSummary sum;
   const auto start = std::chrono::steady_clock::now();
@@ -162,6 +218,7 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
           auto out = timer.scope("histories");
           history->write(history_row(in, s, due ? sum.energies : checked_energies(in, s)));
         }
+        if (cc.enabled && (checkpoint_due.due(n, t, s.dt) || stop) && n < s.steps) checkpoint(n);
         progress.update(n, t);
         if (stop) break;
       }
@@ -184,7 +241,9 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
     char msg[256];
     std::snprintf(msg, sizeof msg, "stopped by %s after step %ld of %ld (t = %.6e); %s ends with that step",
                   signal_name(sig).c_str(), sum.steps, s.steps, sum.time, sum.output_file.c_str());
-    throw Stopped(msg, sig);
+    throw Stopped(msg + (last_checkpoint.empty() || !cc.enabled ? std::string()
+                                                                : "; --restart " + last_checkpoint + " continues it"),
+                  sig);
   }
   if (opts.quiet) return sum;
   std::printf("done: %ld steps to t = %.6e; output %s (%d frames in the file)\n", sum.steps, sum.time,
@@ -201,6 +260,14 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
   return sum;
 }
 
+void check_identity(const CheckpointReader &r, const RunIdentity &identity) {
+  if (r.string("run.module") != identity.module)
+    r.mismatch("it was written by physics: " + r.string("run.module") + ", this input runs " + identity.module);
+  if (r.string("run.fingerprint") != identity.fingerprint)
+    r.mismatch("it was written for an input that differs from this one outside its time and output sections "
+               "(mesh, materials, conditions or solver)");
+}
+
 std::vector<HistoryColumn> ExplicitIntegrator::history_columns(const HistorySpec &spec) {
   if (!spec.probes.empty()) spec.probes.front().where.error("this module gives no probes");
   if (!spec.reactions.empty()) spec.reactions.front().where.error("this module gives no reactions");
@@ -214,6 +281,7 @@ ExplicitSimulation::ExplicitSimulation(const InputNode &root, const RunOptions &
   if (opts.max_steps > 0)
     time_.max_steps = time_.max_steps > 0 ? std::min(time_.max_steps, opts.max_steps) : opts.max_steps;
   if (root.has("output")) output_ = OutputConfig::parse(root.child("output"));
+  identity_ = {root.get<std::string>("physics"), fingerprint(root, {"time", "output"})};
 }
 
 void ExplicitSimulation::setup() {
@@ -227,6 +295,10 @@ void ExplicitSimulation::setup() {
     check_output_file(opts_.output_path(output_.histories.file), "output.histories.file");
     history_columns_ = integrator_->history_columns(output_.histories.spec);
   }
+  if (!opts_.restart.empty()) { // a bad checkpoint is bad input, found by --check too
+    restart_ = std::make_unique<CheckpointReader>(opts_.restart);
+    check_identity(*restart_, identity_);
+  }
   if (!opts_.quiet) std::printf("%s\n", integrator_->description().c_str());
   // The schedule now, so that --check refuses a run it would refuse, and warns as it would.
   const Schedule s(time_, integrator_->critical_time_step());
@@ -237,7 +309,11 @@ void ExplicitSimulation::setup() {
 
 void ExplicitSimulation::run() {
   const PhaseTimer::Activate active(timer_);
-  run_explicit(*integrator_, time_, output_, opts_, timer_, history_columns_);
+  if (restart_) {
+    auto phase = timer_.scope("start");
+    integrator_->restore(*restart_);
+  }
+  run_explicit(*integrator_, time_, output_, opts_, timer_, history_columns_, identity_, restart_.get());
 }
 
 } // namespace fegpu

@@ -111,7 +111,22 @@ HistoryWriter::HistoryWriter(std::string path, const std::vector<HistoryColumn> 
     if (u != units.end()) header += " [" + u->second + "]";
   }
   errno = 0;
-  if (std::fprintf(file_, "%s\n", header.c_str()) < 0 || std::fflush(file_) != 0) fail("write");
+  const int n = std::fprintf(file_, "%s\n", header.c_str());
+  if (n < 0 || std::fflush(file_) != 0) fail("write");
+  bytes_ = static_cast<std::uintmax_t>(n);
+}
+
+HistoryWriter::HistoryWriter(std::string path, std::size_t columns, std::uintmax_t bytes)
+    : path_(std::move(path)), columns_(columns), replaced_(true), bytes_(bytes) {
+  std::error_code ec;
+  const std::uintmax_t have = std::filesystem::file_size(path_, ec);
+  if (ec || have < bytes)
+    throw InputError("the history file '" + path_ + "' is shorter than the checkpoint recorded (" +
+                     (ec ? ec.message() : std::to_string(have) + " bytes of " + std::to_string(bytes)) + ")");
+  std::filesystem::resize_file(path_, bytes, ec);
+  if (ec) throw RunError("cannot cut the history file '" + path_ + "' back to the checkpoint: " + ec.message());
+  file_ = std::fopen(path_.c_str(), "a");
+  if (!file_) fail("open");
 }
 
 HistoryWriter::~HistoryWriter() {
@@ -126,9 +141,13 @@ void HistoryWriter::write(const std::vector<double> &row) {
   FEGPU_CHECK(row.size() == columns_, "a history row of " + std::to_string(row.size()) + " values for " +
                                           std::to_string(columns_) + " columns");
   errno = 0;
-  for (std::size_t i = 0; i < row.size(); ++i)
-    if (std::fprintf(file_, i ? ",%.17g" : "%.17g", row[i]) < 0) fail("write");
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    const int n = std::fprintf(file_, i ? ",%.17g" : "%.17g", row[i]);
+    if (n < 0) fail("write");
+    bytes_ += static_cast<std::uintmax_t>(n);
+  }
   if (std::fputc('\n', file_) == EOF || std::fflush(file_) != 0) fail("write");
+  ++bytes_;
 }
 
 void HistoryWriter::close() {
@@ -139,7 +158,7 @@ void HistoryWriter::close() {
   if (status != 0) fail("write");
 }
 
-bool HistoryCadence::due(long step, double time, double dt) {
+bool Cadence::due(long step, double time, double dt) {
   if (every_steps_ > 0) return step % every_steps_ == 0;
   if (!(every_time_ > 0)) return true;
   if (time < next_ - 1e-9 * dt) return false;

@@ -76,6 +76,9 @@ class HistoryWriter {
 public:
   HistoryWriter(std::string path, const std::vector<HistoryColumn> &columns,
                 const std::map<std::string, std::string> &units);
+  /// Continues the file after a restart: its first `bytes` (the header and the rows to the
+  /// checkpoint) are kept, the rest cut. InputError if the file is shorter.
+  HistoryWriter(std::string path, std::size_t columns, std::uintmax_t bytes);
   ~HistoryWriter();
   HistoryWriter(const HistoryWriter &) = delete;
   HistoryWriter &operator=(const HistoryWriter &) = delete;
@@ -84,6 +87,8 @@ public:
   void close();
   const std::string &path() const { return path_; }
   bool replaced() const { return replaced_; }
+  /// The bytes written so far (every row is flushed).
+  std::uintmax_t bytes() const { return bytes_; }
 
 private:
   [[noreturn]] void fail(const char *what) const;
@@ -91,14 +96,18 @@ private:
   std::size_t columns_;
   std::FILE *file_ = nullptr;
   bool replaced_ = false;
+  std::uintmax_t bytes_ = 0;
 };
 
-/// When a history row is due: every `every_steps` steps or each time a multiple of `every_time`
-/// is passed; the first row at step 0.
-class HistoryCadence {
+/// When a history row or a checkpoint is due: every `every_steps` steps, or each time the next
+/// multiple of `every_time` (summed up step by step) is passed; with neither, every step.
+class Cadence {
 public:
-  HistoryCadence(long every_steps, double every_time) : every_steps_(every_steps), every_time_(every_time) {}
+  Cadence(long every_steps, double every_time) : every_steps_(every_steps), every_time_(every_time) {}
   bool due(long step, double time, double dt);
+  /// The next time a row is due (every_time), for a checkpoint to continue the cadence exactly.
+  double next() const { return next_; }
+  void set_next(double t) { next_ = t; }
 
 private:
   long every_steps_;

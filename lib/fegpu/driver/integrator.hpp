@@ -7,6 +7,7 @@
 /// a model that supplies forces, masses and constraints (central_difference.hpp); the shells run
 /// their own director update and schemes (physics/explicit_shell/shell_model.hpp).
 #include "fegpu/driver/histories.hpp"
+#include "fegpu/io/checkpoint.hpp"
 #include "fegpu/io/exodus.hpp"
 
 #include <string>
@@ -72,6 +73,12 @@ public:
   virtual std::vector<HistoryColumn> history_columns(const HistorySpec &spec);
   /// Appends the values of those columns at time() to row.
   virtual void history_values(std::vector<double> & /*row*/) {}
+
+  /// Restart: everything the steps after time() depend on, into a checkpoint (finishing the step
+  /// under way first), and back into an integrator set up from the same input, which then steps
+  /// on bit for bit as the one that wrote it.
+  virtual void save(CheckpointWriter &w) = 0;
+  virtual void restore(const CheckpointReader &r) = 0;
   /// True once after every change of the mesh's topology (the output then starts the next file
   /// of its series).
   virtual bool take_topology_change() { return false; }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -266,6 +268,48 @@ std::string closest_match(const std::string &word, const std::set<std::string> &
     }
   }
   return best;
+}
+
+namespace {
+void canonical(const YAML::Node &n, std::string &out) {
+  if (n.IsMap()) {
+    std::map<std::string, YAML::Node> sorted;
+    for (const auto &kv : n)
+      sorted.emplace(kv.first.as<std::string>(), kv.second);
+    out += '{';
+    for (const auto &[k, v] : sorted) {
+      out += k + ':';
+      canonical(v, out);
+      out += ';';
+    }
+    out += '}';
+  } else if (n.IsSequence()) {
+    out += '[';
+    for (const auto &v : n) {
+      canonical(v, out);
+      out += ',';
+    }
+    out += ']';
+  } else if (n.IsScalar()) {
+    out += '"' + n.Scalar() + '"';
+  }
+}
+} // namespace
+
+std::string fingerprint(const InputNode &root, const std::vector<std::string> &leave_out) {
+  YAML::Node copy(YAML::NodeType::Map);
+  for (const auto &kv : root.yaml()) {
+    const std::string key = kv.first.as<std::string>();
+    if (std::find(leave_out.begin(), leave_out.end(), key) == leave_out.end()) copy[key] = kv.second;
+  }
+  std::string text;
+  canonical(copy, text);
+  std::uint64_t h = 1469598103934665603ull; // FNV-1a
+  for (const unsigned char c : text)
+    h = (h ^ c) * 1099511628211ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
 }
 
 } // namespace fegpu

@@ -94,6 +94,11 @@ private:
   std::shared_ptr<detail::InputRecord> record_;
 };
 
+/// A hash (16 hex digits) of an input's content outside the top-level sections `leave_out`, the
+/// maps' keys in sorted order: two inputs that differ only in layout, comments or those sections
+/// give the same (a checkpoint continues only with an input that computes the same).
+std::string fingerprint(const InputNode &root, const std::vector<std::string> &leave_out);
+
 /// The closest candidate within a small edit distance, or "" if none is close.
 std::string closest_match(const std::string &word, const std::set<std::string> &candidates);
 

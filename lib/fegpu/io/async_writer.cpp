@@ -27,6 +27,13 @@ AsyncExodusWriter::AsyncExodusWriter(std::string path, const HostMesh &mesh, Exo
   thread_ = std::thread([this] { loop(); });
 }
 
+AsyncExodusWriter::AsyncExodusWriter(std::string path, ExodusVariables vars, int file_index, int frames,
+                                     std::size_t depth)
+    : writer_(std::make_unique<ExodusWriter>(path, std::move(vars), file_index, frames)), depth_(depth),
+      replaced_(true), frames_in_file_(frames), file_index_(file_index), base_(path), path_(writer_->path()) {
+  thread_ = std::thread([this] { loop(); });
+}
+
 AsyncExodusWriter::~AsyncExodusWriter() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -58,10 +65,15 @@ void AsyncExodusWriter::write(double time, std::vector<std::vector<double>> noda
 }
 
 void AsyncExodusWriter::finish() {
+  drain();
+  std::unique_lock<std::mutex> lock(mutex_);
+  writer_->close(); // the writer's thread is idle: nothing is queued
+}
+
+void AsyncExodusWriter::drain() {
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [&] { return (queue_.empty() && !busy_) || error_; });
   rethrow();
-  writer_->close(); // the writer's thread is idle: nothing is queued
 }
 
 void AsyncExodusWriter::loop() {

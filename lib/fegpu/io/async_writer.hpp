@@ -22,6 +22,8 @@ class AsyncExodusWriter {
 public:
   AsyncExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title,
                     std::size_t depth = 4);
+  /// Continues a series after a restart (ExodusWriter's continuing constructor).
+  AsyncExodusWriter(std::string path, ExodusVariables vars, int file_index, int frames, std::size_t depth = 4);
   ~AsyncExodusWriter();
   AsyncExodusWriter(const AsyncExodusWriter &) = delete;
   AsyncExodusWriter &operator=(const AsyncExodusWriter &) = delete;
@@ -31,6 +33,10 @@ public:
              std::vector<double> global, std::optional<HostMesh> next_mesh = std::nullopt);
   /// Waits until every queued frame is written and closes the file; rethrows the thread's error.
   void finish();
+  /// Waits until every queued frame is written (a checkpoint then matches the file on disk).
+  void drain();
+  /// The series' file the last queued frame goes to (1-based).
+  int file_index() const { return file_index_; }
   /// Whether the first file of the series replaced an earlier file of that name.
   bool replaced() const { return replaced_; }
   /// Frames queued since the current file began (written or not).

@@ -85,6 +85,47 @@ ExodusWriter::ExodusWriter(std::string path, const HostMesh &mesh, ExodusVariabl
   open(mesh);
 }
 
+ExodusWriter::ExodusWriter(std::string path, ExodusVariables vars, int file_index, int frames)
+    : base_(std::move(path)), vars_(std::move(vars)), file_index_(file_index) {
+  ex_opts(0);
+  for (int i = file_index + 1; std::filesystem::exists(series_name(base_, i)); ++i)
+    std::filesystem::remove(series_name(base_, i));
+  current_ = series_name(base_, file_index_);
+  const std::string &p = current_;
+  int cpu_ws = sizeof(double), io_ws = 0;
+  float version = 0;
+  errno = 0;
+  exoid_ = ex_open(p.c_str(), EX_WRITE, &cpu_ws, &io_ws, &version);
+  if (exoid_ < 0)
+    throw InputError("cannot continue the Exodus file '" + p + "' of the checkpoint: " + std::strerror(errno));
+  char title[MAX_LINE_LENGTH + 1] = {0};
+  int dim = 0, nn = 0, ne = 0, nblk = 0, nns = 0, nss = 0;
+  exo<InputError>(ex_get_init(exoid_, title, &dim, &nn, &ne, &nblk, &nns, &nss), "ex_get_init", p);
+  title_ = title;
+  num_nodes_ = nn, num_elems_ = ne;
+  std::vector<int> ids(nblk);
+  exo<InputError>(ex_get_ids(exoid_, EX_ELEM_BLOCK, ids.data()), "ex_get_ids", p);
+  Index begin = 0;
+  for (int id : ids) {
+    char tname[MAX_STR_LENGTH + 1] = {0};
+    int n = 0, npe = 0, ned = 0, nfa = 0, nat = 0;
+    exo<InputError>(ex_get_block(exoid_, EX_ELEM_BLOCK, id, tname, &n, &npe, &ned, &nfa, &nat), "ex_get_block", p);
+    blocks_.push_back({"", id, begin, begin + n});
+    begin += n;
+  }
+  const auto count = [&](ex_entity_type kind) {
+    int n = 0;
+    exo<InputError>(ex_get_variable_param(exoid_, kind, &n), "ex_get_variable_param", p);
+    return static_cast<std::size_t>(n);
+  };
+  const int have = static_cast<int>(ex_inquire_int(exoid_, EX_INQ_TIME));
+  if (count(EX_NODAL) != vars_.nodal.size() || count(EX_ELEM_BLOCK) != vars_.element.size() ||
+      count(EX_GLOBAL) != vars_.global.size() || have < frames)
+    throw InputError("the Exodus file '" + p + "' does not fit the checkpoint (other variables, or " +
+                     std::to_string(have) + " frames where the checkpoint counts " + std::to_string(frames) + ")");
+  step_ = frames;
+}
+
 ExodusWriter::~ExodusWriter() {
   if (exoid_ >= 0) ex_close(exoid_);
 }

@@ -20,6 +20,11 @@ struct ExodusVariables {
 class ExodusWriter {
 public:
   ExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title = "fegpu-kk");
+  /// Continues the series at `path` (a restart) in its file number `file_index` (1-based) after
+  /// its frame `frames`: frames after it are written over as the run reaches them, later files of
+  /// the series are removed. InputError if that file is missing, has fewer frames or other
+  /// variables.
+  ExodusWriter(std::string path, ExodusVariables vars, int file_index, int frames);
   ~ExodusWriter();
   ExodusWriter(const ExodusWriter &) = delete;
   ExodusWriter &operator=(const ExodusWriter &) = delete;
