@@ -112,6 +112,11 @@ Problem parse_problem(const InputNode &root, const RunOptions &opts) {
             .error("the ray at " + std::to_string(p.ray_angle) + " degrees misses the mesh");
     }
     p.histories = HistoryConfig::parse(o, p.file);
+    p.checkpoint = CheckpointConfig::parse(o, p.file);
+    if (p.checkpoint.every_time > 0)
+      o.child("checkpoint")
+          .child("every_time")
+          .error("a wellbore checkpoints after load steps: every_steps counts them");
   } else {
     check_output_file(opts.output_path(p.file), "output.file");
   }

@@ -10,6 +10,7 @@
 #include "problem.hpp"
 
 #include <cstdio>
+#include <deque>
 #include <memory>
 
 namespace fegpu::wellbore {
@@ -18,7 +19,9 @@ namespace {
 
 class WellboreSimulation : public Simulation {
 public:
-  WellboreSimulation(const InputNode &root, const RunOptions &opts) : opts_(opts), p_(parse_problem(root, opts)) {
+  WellboreSimulation(const InputNode &root, const RunOptions &opts)
+      : opts_(opts),
+        p_(parse_problem(root, opts)), identity_{"elastoplastic_wellbore", fingerprint(root, {"time", "output"})} {
     timer_.set_profiling(opts.profile);
   }
 
@@ -32,6 +35,10 @@ public:
       if (!opts_.quiet) std::printf("multigrid: %d levels\n", mg->levels());
       model_->set_multigrid(std::move(mg));
     }
+    if (!opts_.restart.empty()) { // a bad checkpoint is bad input, found by --check too
+      restart_ = std::make_unique<CheckpointReader>(opts_.restart);
+      check_identity(*restart_, identity_);
+    }
     if (opts_.quiet) return;
     std::printf("mesh: %d nodes, %d %s elements, %d integration points each; %d dofs, %d nonzeros\n",
                 model_->num_nodes(), model_->num_elems(), type_name(p_.mesh.type).c_str(), model_->operators().points,
@@ -40,7 +47,16 @@ public:
 
   void run() override {
     const PhaseTimer::Activate active(timer_);
-    LoadStepOutput output(p_, opts_);
+    std::unique_ptr<LoadStepOutput> continued;
+    if (restart_) {
+      model_->restore(*restart_);
+      continued = std::make_unique<LoadStepOutput>(p_, opts_, *restart_);
+      if (!opts_.quiet)
+        std::printf("continuing from %s after load step %d\n", restart_->path().c_str(),
+                    int(restart_->number("run.load_steps_done")));
+    }
+    std::unique_ptr<LoadStepOutput> fresh = continued ? nullptr : std::make_unique<LoadStepOutput>(p_, opts_);
+    LoadStepOutput &output = continued ? *continued : *fresh;
     try {
       load_steps(output);
     } catch (const RunError &e) {
@@ -59,7 +75,14 @@ private:
   void load_steps(LoadStepOutput &output) {
     DofView u("fegpu::wellbore::u", model_->num_nodes(), 2);
     const int steps = p_.load_steps;
-    for (int step = 1; step <= steps; ++step) {
+    int first = 1;
+    if (restart_) {
+      restart_->get_view("wellbore.u_n", u);
+      first = int(restart_->number("run.load_steps_done")) + 1;
+    }
+    std::deque<std::string> written; // the checkpoints this run wrote, oldest first
+    std::string last_checkpoint;
+    for (int step = first; step <= steps; ++step) {
       const double lambda = double(step) / steps;
       model_->set_load_factor(lambda);
       bool converged = false;
@@ -104,9 +127,27 @@ private:
         auto phase = timer_.scope("output");
         output.write(*model_, u, lambda, history);
       }
-      if (const int sig = stop_requested(); sig && step < steps)
+      const int sig = stop_requested();
+      const CheckpointConfig &cc = p_.checkpoint;
+      if (cc.enabled && step < steps && (step % cc.every_steps == 0 || sig)) {
+        auto phase = timer_.scope("checkpoint");
+        CheckpointWriter w;
+        set_identity(w, identity_);
+        w.set("run.load_steps_done", double(step));
+        model_->save(w);
+        output.save(w);
+        last_checkpoint = opts_.output_path(cc.file(step));
+        w.write(last_checkpoint);
+        written.push_back(last_checkpoint);
+        while (written.size() > static_cast<std::size_t>(cc.keep)) {
+          std::remove(written.front().c_str());
+          written.pop_front();
+        }
+      }
+      if (sig && step < steps)
         throw Stopped("stopped by " + signal_name(sig) + " after load step " + std::to_string(step) + " of " +
-                          std::to_string(steps) + "; " + output.path() + " ends with it",
+                          std::to_string(steps) + "; " + output.path() + " ends with it" +
+                          (last_checkpoint.empty() ? "" : "; --restart " + last_checkpoint + " continues it"),
                       sig);
     }
     auto phase = timer_.scope("output");
@@ -117,6 +158,8 @@ private:
   Problem p_;
   PhaseTimer timer_;
   std::unique_ptr<WellboreModel> model_;
+  RunIdentity identity_;
+  std::unique_ptr<CheckpointReader> restart_; ///< --restart's checkpoint, read and checked at set-up
 };
 
 } // namespace

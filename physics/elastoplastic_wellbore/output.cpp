@@ -110,6 +110,44 @@ LoadStepOutput::LoadStepOutput(const Problem &p, const RunOptions &opts)
   work_.assign(p.reaction_nodes.size(), 0.0);
 }
 
+LoadStepOutput::LoadStepOutput(const Problem &p, const RunOptions &opts, const CheckpointReader &r)
+    : problem_(p), profile_path_(p.profile.empty() ? "" : opts.output_path(p.profile)),
+      writer_(opts.output_path(p.file), variables(), 1, int(r.number("run.exodus_frames"))) {
+  const auto h = [&](const std::string &name) { return r.reals("output." + name); };
+  u_ = h("u");
+  u_last_ = h("u_last"), r_last_ = h("r_last"), work_ = h("work");
+  step_ = int(r.number("output.step"));
+  fields_.element.clear(), fields_.nodal.clear();
+  for (int c = 0; c < 5; ++c) {
+    fields_.element.push_back(h("element" + std::to_string(c)));
+    fields_.nodal.push_back(h("nodal" + std::to_string(c)));
+  }
+  fields_.plastic = h("plastic");
+  fields_.plastic_points = long(r.number("output.plastic_points"));
+  fields_.plastic_radius = r.number("output.plastic_radius");
+  if (p.histories.file.empty()) return;
+  if (!r.has("run.history_bytes")) r.mismatch("it has no histories, which this input asks for");
+  if (work_.size() != p.reaction_nodes.size()) r.mismatch("its histories have other reactions");
+  const std::size_t columns = 6 + 2 * p.probe_nodes.size() + 3 * p.reaction_nodes.size();
+  histories_ = std::make_unique<HistoryWriter>(opts.output_path(p.histories.file), columns,
+                                               std::uintmax_t(r.number("run.history_bytes")));
+}
+
+void LoadStepOutput::save(CheckpointWriter &w) const {
+  w.set("run.exodus_frames", double(writer_.steps_in_file()));
+  if (histories_) w.set("run.history_bytes", double(histories_->bytes()));
+  w.put("output.u", u_);
+  w.put("output.u_last", u_last_), w.put("output.r_last", r_last_), w.put("output.work", work_);
+  w.set("output.step", double(step_));
+  for (int c = 0; c < 5; ++c) {
+    w.put("output.element" + std::to_string(c), fields_.element[c]);
+    w.put("output.nodal" + std::to_string(c), fields_.nodal[c]);
+  }
+  w.put("output.plastic", fields_.plastic);
+  w.set("output.plastic_points", double(fields_.plastic_points));
+  w.set("output.plastic_radius", fields_.plastic_radius);
+}
+
 void LoadStepOutput::write_history(const WellboreModel &m, double lambda, const std::vector<IterationRecord> &history) {
   const std::size_t nn = u_.size() / 2;
   const auto rh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.reaction());

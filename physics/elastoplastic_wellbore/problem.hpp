@@ -38,6 +38,7 @@ struct Problem {
   double ray_angle = 45.0;
   std::vector<RayPoint> ray;                      ///< where the profile samples (when one is asked for)
   HistoryConfig histories;                        ///< a row a load step (every_steps of them)
+  CheckpointConfig checkpoint;                    ///< every_steps load steps
   std::vector<Index> probe_nodes;                 ///< the node nearest each probe's point
   std::vector<std::vector<Index>> reaction_nodes; ///< each reaction's nodes
 };
@@ -59,6 +60,11 @@ struct Fields {
 class LoadStepOutput {
 public:
   LoadStepOutput(const Problem &p, const RunOptions &opts);
+  /// Continues the output of a checkpoint's run (its Exodus file, its histories, the state the
+  /// profile and the reactions' work need).
+  LoadStepOutput(const Problem &p, const RunOptions &opts, const CheckpointReader &r);
+  /// What the continuing constructor needs, into a checkpoint.
+  void save(CheckpointWriter &w) const;
   /// Writes the converged state of a load step.
   void write(const WellboreModel &m, const DofView &u, double lambda, const std::vector<IterationRecord> &history);
   /// Closes the Exodus file and writes the profile of the last state written, where the input

@@ -271,9 +271,13 @@ void WellboreModel::add_normal_stress(const SideSet &side, double value, const D
   const int order = basis_.order, nf = order + 1;
   const auto elems = side.elems;
   const auto facets = side.facets;
-  // f_k += int N_k sigma_nn n ds with n ds = (dy, -dx) along a counter-clockwise edge.
+  const Index ns = static_cast<Index>(elems.extent(0));
+  // f_k += int N_k sigma_nn n ds with n ds = (dy, -dx) along a counter-clockwise edge: each
+  // side's nodal shares on the device, summed into the nodes on the host in the side set's order
+  // (atomic adds would sum a node's two sides in either order: runs differing in their last bits).
+  DeviceView<double *[4][3]> share("fegpu::wellbore::normal_stress_shares", ns);
   Kokkos::parallel_for(
-      "fegpu::wellbore::normal_stress", range(0, static_cast<Index>(elems.extent(0))), KOKKOS_LAMBDA(Index i) {
+      "fegpu::wellbore::normal_stress", range(0, ns), KOKKOS_LAMBDA(Index i) {
         const Index e = elems(i);
         const int fc = facets(i);
         for (int q = 0; q < nf; ++q) {
@@ -287,18 +291,44 @@ void WellboreModel::add_normal_stress(const SideSet &side, double value, const D
             dx += dN[k] * X(n, 0), dy += dN[k] * X(n, 1);
           }
           for (int k = 0; k < nf; ++k) {
-            const Index n = conn(e, facet_node(type, fc, k));
-            Kokkos::atomic_add(&f(n, 0), w * N[k] * value * dy);
-            Kokkos::atomic_add(&f(n, 1), -w * N[k] * value * dx);
+            share(i, k, 0) = double(conn(e, facet_node(type, fc, k)));
+            share(i, k, 1) += w * N[k] * value * dy;
+            share(i, k, 2) += -w * N[k] * value * dx;
           }
         }
       });
+  const auto sh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), share);
+  const auto fh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
+  for (Index i = 0; i < ns; ++i)
+    for (int k = 0; k < nf; ++k) {
+      const Index n = static_cast<Index>(sh(i, k, 0));
+      fh(n, 0) += sh(i, k, 1), fh(n, 1) += sh(i, k, 2);
+    }
+  Kokkos::deep_copy(f, fh);
 }
 
 void WellboreModel::commit(const DofView &u) {
   Kokkos::deep_copy(u_n_, u);
   Kokkos::deep_copy(sigma_n_, sigma_);
   Kokkos::deep_copy(eqps_n_, eqps_);
+}
+
+void WellboreModel::save(CheckpointWriter &w) const {
+  w.put_view("wellbore.u_n", u_n_);
+  w.put_view("wellbore.sigma_n", sigma_n_);
+  w.put_view("wellbore.eqps_n", eqps_n_);
+  w.put_view("wellbore.regime", regime_);
+  w.put_view("wellbore.reaction", reaction_);
+}
+
+void WellboreModel::restore(const CheckpointReader &r) {
+  r.get_view("wellbore.u_n", u_n_);
+  r.get_view("wellbore.sigma_n", sigma_n_);
+  r.get_view("wellbore.eqps_n", eqps_n_);
+  r.get_view("wellbore.regime", regime_);
+  r.get_view("wellbore.reaction", reaction_);
+  Kokkos::deep_copy(sigma_, sigma_n_);
+  Kokkos::deep_copy(eqps_, eqps_n_);
 }
 
 void WellboreModel::set_load_factor(double lambda) {

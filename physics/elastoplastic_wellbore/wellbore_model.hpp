@@ -9,6 +9,7 @@
 /// are numbered component-major (dof = component * num_nodes + node), the layout of a DofView.
 #include "crs.hpp"
 #include "fegpu/assembly/scatter.hpp"
+#include "fegpu/io/checkpoint.hpp"
 #include "fegpu/mesh/mesh.hpp"
 #include "krylov.hpp"
 #include "mohr_coulomb.hpp"
@@ -102,6 +103,10 @@ public:
   }
   /// Accepts u and the trial state as the converged state of a load step.
   void commit(const DofView &u);
+  /// Restart: the committed state (displacement, stresses, plastic strain, regimes) into a
+  /// checkpoint, and back (the trial state equal to it, as after commit()).
+  void save(CheckpointWriter &w) const;
+  void restore(const CheckpointReader &r);
 
   void set_residual_strategy(ResidualStrategy s) { config_.residual = s; }
   void set_multigrid(std::shared_ptr<const Multigrid> mg) { mg_ = std::move(mg); }

@@ -171,8 +171,7 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
     writer->drain();
     CheckpointWriter w;
     in.save(w);
-    w.set("run.module", identity.module);
-    w.set("run.fingerprint", identity.fingerprint);
+    set_identity(w, identity);
     w.set("run.steps", double(n));
     w.set("run.dt", s.dt);
     w.set("run.exodus_file", double(writer->file_index()));
@@ -258,14 +257,6 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
                 static_cast<double>(sum.steps) * in.num_elements() / sum.seconds);
   std::printf("time per phase:\n%s", timer.summary().c_str());
   return sum;
-}
-
-void check_identity(const CheckpointReader &r, const RunIdentity &identity) {
-  if (r.string("run.module") != identity.module)
-    r.mismatch("it was written by physics: " + r.string("run.module") + ", this input runs " + identity.module);
-  if (r.string("run.fingerprint") != identity.fingerprint)
-    r.mismatch("it was written for an input that differs from this one outside its time and output sections "
-               "(mesh, materials, conditions or solver)");
 }
 
 std::vector<HistoryColumn> ExplicitIntegrator::history_columns(const HistorySpec &spec) {

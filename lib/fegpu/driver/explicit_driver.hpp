@@ -31,12 +31,6 @@ struct RunSummary {
   std::string output_file;
 };
 
-/// What a run's checkpoints name as their origin, and a restart checks: the module and the
-/// fingerprint of the input outside its time and output sections.
-struct RunIdentity {
-  std::string module, fingerprint;
-};
-
 /// Runs an integrator from t = 0 (or, with `restart`, from that checkpoint, which the integrator
 /// has restored) to the schedule's end, writing output (with histories of the module's
 /// `history_columns`, those history_columns() returned, where the output asks for histories;
@@ -46,9 +40,6 @@ RunSummary run_explicit(ExplicitIntegrator &integrator, const TimeConfig &time, 
                         const RunOptions &opts, PhaseTimer &timer,
                         const std::vector<HistoryColumn> &history_columns = {}, const RunIdentity &identity = {},
                         const CheckpointReader *restart = nullptr);
-
-/// InputError (exit 2) unless a checkpoint comes from this module and an input of this fingerprint.
-void check_identity(const CheckpointReader &r, const RunIdentity &identity);
 
 /// The Simulation of an explicit module: parses the `time` and `output` sections, builds the
 /// module's integrator at set-up (the module's part, build()) and runs it through run_explicit.

@@ -146,6 +146,19 @@ CheckpointReader::CheckpointReader(const std::string &path) : path_(path) {
   }
 }
 
+void set_identity(CheckpointWriter &w, const RunIdentity &identity) {
+  w.set("run.module", identity.module);
+  w.set("run.fingerprint", identity.fingerprint);
+}
+
+void check_identity(const CheckpointReader &r, const RunIdentity &identity) {
+  if (r.string("run.module") != identity.module)
+    r.mismatch("it was written by physics: " + r.string("run.module") + ", this input runs " + identity.module);
+  if (r.string("run.fingerprint") != identity.fingerprint)
+    r.mismatch("it was written for an input that differs from this one outside its time and output sections "
+               "(mesh, materials, conditions, loads or solver)");
+}
+
 bool CheckpointReader::has(const std::string &name) const {
   return reals_.count(name) || integers_.count(name) || numbers_.count(name) || strings_.count(name);
 }

@@ -17,6 +17,20 @@
 
 namespace fegpu {
 
+/// What a run's checkpoints name as their origin, and a restart checks: the module and the
+/// fingerprint of its input (fingerprint() in input.hpp) outside its time and output sections.
+struct RunIdentity {
+  std::string module, fingerprint;
+};
+
+class CheckpointWriter;
+class CheckpointReader;
+
+/// Names the run in a checkpoint.
+void set_identity(CheckpointWriter &w, const RunIdentity &identity);
+/// InputError (exit 2) unless a checkpoint comes from this module and an input of this fingerprint.
+void check_identity(const CheckpointReader &r, const RunIdentity &identity);
+
 class CheckpointWriter {
 public:
   void put(const std::string &name, std::vector<double> values);

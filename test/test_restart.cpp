@@ -1,0 +1,244 @@
+// Restart (issue 23): a run stopped and continued from its checkpoint ends with the same Exodus
+// series and the same histories, bit for bit, as the run that went through, for every module with
+// its deterministic settings; a checkpoint that is damaged or belongs to another input, module or
+// time step is refused with exit 2; SIGTERM leaves a checkpoint that a restart completes.
+#include "app_fixture.hpp"
+#include "fegpu/io/exodus.hpp"
+
+#include <csignal>
+#include <thread>
+
+namespace {
+
+/// Runs `input` (already written to dir_/input.yaml by run()) with extra arguments into `out`.
+int run_into(const fs::path &input, const fs::path &out, const std::string &args) {
+  const std::string cmd = std::string(FEGPU_APP) + " " + input.string() + " --quiet --output-dir " + out.string() +
+                          " " + args + " 2> " + (out.parent_path() / "stderr").string();
+  const int raw = std::system(cmd.c_str());
+  return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+}
+
+/// Every frame of every file of the series `base` in a and b: the same times, nodal, element and
+/// global values, bit for bit; returns the frames compared.
+int expect_same_series(const fs::path &a, const fs::path &b, const std::string &base) {
+  int frames = 0, i = 1;
+  for (; fs::exists(a / fegpu::ExodusWriter::series_name(base, i)); ++i) {
+    const std::string name = fegpu::ExodusWriter::series_name(base, i);
+    EXPECT_TRUE(fs::exists(b / name)) << name;
+    if (!fs::exists(b / name)) break;
+    const fegpu::ExodusReader x((a / name).string()), y((b / name).string());
+    EXPECT_EQ(x.times(), y.times()) << name;
+    EXPECT_EQ(x.coordinates(), y.coordinates()) << name;
+    for (int k = 1; k <= static_cast<int>(x.times().size()); ++k, ++frames) {
+      for (const auto &v : x.variable_names('n'))
+        EXPECT_EQ(x.nodal(k, v), y.nodal(k, v)) << name << " frame " << k << " " << v;
+      for (const auto &v : x.variable_names('e'))
+        EXPECT_EQ(x.element(k, v), y.element(k, v)) << name << " frame " << k << " " << v;
+      EXPECT_EQ(x.global(k), y.global(k)) << name << " frame " << k;
+    }
+  }
+  EXPECT_FALSE(fs::exists(b / fegpu::ExodusWriter::series_name(base, i))) << "a file past the series' end";
+  return frames;
+}
+
+std::string file_text(const fs::path &p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+} // namespace
+
+class Restart : public App {
+protected:
+  /// The input through, and stopped after `stop_steps` (--max-steps) then continued from the
+  /// checkpoint `checkpoint`: the series `base` and the histories `histories` must be the same.
+  void expect_continues(const std::string &yaml, long stop_steps, const std::string &checkpoint,
+                        const std::string &base, const std::string &histories) {
+    { std::ofstream(dir_ / "input.yaml") << yaml; }
+    const fs::path whole = dir_ / "whole", parts = dir_ / "parts";
+    ASSERT_EQ(run_into(dir_ / "input.yaml", whole, ""), 0) << slurp(dir_ / "stderr");
+    ASSERT_EQ(run_into(dir_ / "input.yaml", parts, "--max-steps " + std::to_string(stop_steps)), 0)
+        << slurp(dir_ / "stderr");
+    ASSERT_TRUE(fs::exists(parts / checkpoint)) << checkpoint;
+    ASSERT_EQ(run_into(dir_ / "input.yaml", parts, "--restart " + (parts / checkpoint).string()), 0)
+        << slurp(dir_ / "stderr");
+    EXPECT_GT(expect_same_series(whole, parts, base), 3);
+    const std::string h = file_text(whole / histories);
+    EXPECT_GT(h.size(), 100u);
+    EXPECT_EQ(file_text(parts / histories), h) << "the histories differ";
+  }
+};
+
+TEST_F(Restart, ElastodynamicsContinuesBitForBit) {
+  expect_continues(R"(physics: elastodynamics
+mesh: {generator: rectangle, element: tri6, nx: 10, ny: 2, lx: 1.0, ly: 0.1}
+materials:
+  m: {density: 1.0, youngs_modulus: 1.0, poissons_ratio: 0.25}
+boundary_conditions:
+  - {type: displacement, node_set: left, components: [x, y], value: 0.0}
+  - {type: velocity, node_set: right, components: x, value: 0.01, function: {t: [0, 1, 3], f: [0, 1, 1]}}
+time: {end_time: 3.0}
+output:
+  file: pulled.e
+  every_steps: 7
+  histories: {every_steps: 3, reactions: [{name: pull, side_set: right}], probes: [{name: end, field: velocity, point: [1, 0.05]}]}
+  checkpoint: {every_steps: 50}
+)",
+                   130, "pulled_checkpoint_000000100.nc", "pulled.e", "pulled_histories.csv");
+}
+
+TEST_F(Restart, FractureContinuesBitForBitThroughItsInsertions) {
+  // The notched strip cracks before and after the checkpoint at step 147: the cracked topology,
+  // the node numbering and the cohesive points all come back.
+  expect_continues(R"(physics: cohesive_fracture
+mesh: {generator: rectangle, element: tri6, nx: 20, ny: 4, lx: 2.0, ly: 0.4, y0: -0.2}
+materials:
+  m: {density: 1.0, youngs_modulus: 1.0, poissons_ratio: 0.0, plane: stress}
+boundary_conditions:
+  - {type: velocity, node_set: top, components: y, value: 0.01}
+  - {type: velocity, node_set: bottom, components: y, value: -0.01}
+fracture:
+  law: {phi_n: 1.0e-4, phi_t: 1.0e-4, sigma_max: 0.01, tau_max: 0.01}
+  notches: [[0.0, 0.0, 0.5, 0.0]]
+  counter: deterministic
+time: {end_time: 6.0, safety_factor: 0.5}
+output:
+  file: crack.e
+  every_time: 0.5
+  histories: {every_steps: 5, crack_tip: {direction: [1, 0]}, reactions: [{name: top, node_set: top}]}
+  checkpoint: {every_time: 1.0}
+)",
+                   250, "crack_checkpoint_000000147.nc", "crack.e", "crack_histories.csv");
+}
+
+TEST_F(Restart, ShellsContinueBitForBit) {
+  for (const char *scheme : {"scheme: standard, scatter: coloring", "scheme: element_local"}) {
+    SCOPED_TRACE(scheme);
+    expect_continues(replace(R"(physics: explicit_shell
+mesh: {generator: disc, element: shell4, n_theta: 16, n_r: 4, radius: 10.0}
+material: {density: 7.85e-9, youngs_modulus: 206000.0, poissons_ratio: 0.3, thickness: 0.5}
+boundary_conditions:
+  - {type: fixed, node_set: outer, dofs: [uz]}
+loads:
+  - {type: pressure, value: 1.0e-4}
+solver: {SCHEME, damping: 2000.0}
+time: {end_time: 2.0e-4, safety_factor: 0.9}
+output:
+  file: plate.e
+  every_time: 2.0e-5
+  histories: {every_steps: 7, probes: [{name: c, field: rotation, point: [5, 0, 0]}]}
+  checkpoint: {every_steps: 100}
+)",
+                             "SCHEME", scheme),
+                     250, "plate_checkpoint_000000100.nc", "plate.e", "plate_histories.csv");
+    fs::remove_all(dir_ / "whole"), fs::remove_all(dir_ / "parts");
+  }
+}
+
+TEST_F(Restart, WellboreContinuesBitForBit) {
+  // The checkpoint after load step 2 of 5, continued in a copy of the whole run's output whose
+  // histories have rows past the checkpoint (as a killed run leaves them): they are cut, and the
+  // load steps after it are solved again to the same bits, the profile too.
+  const std::string yaml = R"(physics: elastoplastic_wellbore
+mesh: {generator: annulus, element: quad9, n_theta: 4, n_r: 12, inner_radius: 0.1, outer_radius: 4.0,
+       grading: 1.36, angle: 90}
+material: {youngs_modulus: 2000.0, poissons_ratio: 0.2, cohesion: 5.0, friction_angle: 20.0}
+boundary_conditions:
+  - {type: normal_stress, side_set: inner, value: -40.0}
+  - {type: normal_stress, side_set: outer, value: -49.9937}
+  - {type: fixed, node_set: start, components: [y]}
+  - {type: fixed, node_set: end, components: [x]}
+load_steps: 5
+solver: {method: newton, scatter: coloring}
+output:
+  file: wb.e
+  profile: profile.csv
+  histories: {reactions: [{name: start, node_set: start}], probes: [{name: wall, field: displacement, point: [0.1, 0.0]}]}
+  checkpoint: {every_steps: 2}
+)";
+  { std::ofstream(dir_ / "input.yaml") << yaml; }
+  const fs::path whole = dir_ / "whole", parts = dir_ / "parts";
+  ASSERT_EQ(run_into(dir_ / "input.yaml", whole, ""), 0) << slurp(dir_ / "stderr");
+  fs::copy(whole, parts);
+  { std::ofstream(parts / "wb_histories.csv", std::ios::app) << "1,2,3\n"; }
+  fs::remove(parts / "profile.csv");
+  ASSERT_EQ(run_into(dir_ / "input.yaml", parts, "--restart " + (parts / "wb_checkpoint_000000002.nc").string()), 0)
+      << slurp(dir_ / "stderr");
+  EXPECT_EQ(expect_same_series(whole, parts, "wb.e"), 5);
+  EXPECT_EQ(file_text(parts / "wb_histories.csv"), file_text(whole / "wb_histories.csv"));
+  EXPECT_EQ(file_text(parts / "profile.csv"), file_text(whole / "profile.csv"));
+}
+
+TEST_F(Restart, BadCheckpointsAreBadInput) {
+  const std::string yaml = replace(kGood, "output: {file: good.e, every_steps: 10}",
+                                   "output: {file: good.e, every_steps: 10, checkpoint: {every_steps: 20}}");
+  ASSERT_EQ(run(yaml).status, 0);
+  const fs::path good = dir_ / "out" / "good_checkpoint_000000020.nc";
+  ASSERT_TRUE(fs::exists(good));
+  fs::copy(good, dir_ / "kept.nc");
+  const auto restart = [&](const std::string &input, const fs::path &checkpoint, const std::string &more = "") {
+    return run(input, "--restart " + checkpoint.string() + " " + more);
+  };
+  const auto expect_refused = [&](const Result &r, const std::string &fragment) {
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  };
+  // Damaged: not netCDF at all, and a netCDF file that is not a checkpoint (an Exodus file).
+  { std::ofstream(dir_ / "junk.nc") << "this is no checkpoint"; }
+  expect_refused(restart(yaml, dir_ / "junk.nc"), "cannot read the checkpoint");
+  expect_refused(restart(yaml, dir_ / "out" / "good.e"), "damaged or not a checkpoint");
+  expect_refused(restart(yaml, dir_ / "missing.nc"), "missing");
+  // Another input: a material changed; the time step changed; --check refuses it too.
+  expect_refused(restart(replace(yaml, "poissons_ratio: 0.25", "poissons_ratio: 0.3"), dir_ / "kept.nc"),
+                 "differs from this one");
+  expect_refused(restart(replace(yaml, "end_time: 0.5", "end_time: 0.6"), dir_ / "kept.nc"), "steps by");
+  expect_refused(restart(replace(yaml, "poissons_ratio: 0.25", "poissons_ratio: 0.3"), dir_ / "kept.nc", "--check"),
+                 "differs from this one");
+  // Another module's.
+  const std::string shell = R"(physics: explicit_shell
+mesh: {generator: rectangle, element: shell4, nx: 4, ny: 1, lx: 1.0, ly: 0.25}
+material: {density: 1.0, youngs_modulus: 1000.0, poissons_ratio: 0.3, thickness: 0.01}
+boundary_conditions:
+  - {type: fixed, node_set: left, dofs: all}
+time: {end_time: 0.01}
+output: {file: s.e}
+)";
+  expect_refused(restart(shell, dir_ / "kept.nc"), "written by physics: elastodynamics");
+  // The good one continues.
+  EXPECT_EQ(restart(yaml, dir_ / "kept.nc").status, 0);
+}
+
+TEST_F(Restart, SigtermLeavesACheckpointThatARestartCompletes) {
+  const std::string yaml =
+      replace(replace(kGood, "end_time: 0.5", "end_time: 3000.0"), "output: {file: good.e, every_steps: 10}",
+              "output: {file: good.e, every_time: 100.0, checkpoint: {every_time: 1000.0}}");
+  { std::ofstream(dir_ / "input.yaml") << yaml; }
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::freopen((dir_ / "stdout").c_str(), "w", stdout);
+    std::freopen((dir_ / "stderr").c_str(), "w", stderr);
+    execl(FEGPU_APP, FEGPU_APP, (dir_ / "input.yaml").c_str(), "--output-dir", (dir_ / "out").c_str(), nullptr);
+    _exit(127);
+  }
+  for (int i = 0; i < 600 && slurp(dir_ / "stdout").find("time step") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(pid, SIGTERM);
+  int raw = 0;
+  waitpid(pid, &raw, 0);
+  ASSERT_TRUE(WIFEXITED(raw));
+  ASSERT_EQ(WEXITSTATUS(raw), 143);
+  const std::string err = slurp(dir_ / "stderr");
+  const auto at = err.find("--restart ");
+  ASSERT_NE(at, std::string::npos) << err;
+  const std::string checkpoint = err.substr(at + 10, err.find(" continues it") - at - 10);
+  ASSERT_TRUE(fs::exists(checkpoint)) << checkpoint;
+  const Result r = run(yaml, "--restart " + checkpoint);
+  EXPECT_EQ(r.status, 0) << r.err;
+  const fegpu::ExodusReader e((dir_ / "out" / "good.e").string());
+  EXPECT_NEAR(e.times().back(), 3000.0, 1e-6); // the run reached its end
+}
