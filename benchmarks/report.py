@@ -28,6 +28,8 @@ SECTIONS = [
      "seed 003's K20: 5.49 steps/s on the 3.28M-element cylinder (its Table 5)"),
     ("Elastoplastic wellbore (`bench_wellbore`)", ["Residual", "Jacobian", "LinearSolve", "NonlinearSolve"],
      "seed 002 (the thesis), Table 7.4: 2.5 s for one solution update at l = 4, p = 2"),
+    ("Output: one file of the 3.84M-element fracture annulus, its mesh and a frame (`bench_output`;"
+     " -1 classic netCDF, else netCDF-4 at that compression)", ["Output/"], None),
 ]
 
 UNIT_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
@@ -155,6 +157,8 @@ def cell(b, stream):
         text += f", {b['element_steps_per_s']:.2e} el-steps/s"
     elif b.get("items_per_second"):
         text += f", {b['items_per_second']:.2e} el/s"
+    if "MB" in b:
+        text += f", {b['MB']:.0f} MB"
     for key in ("cg_iterations", "colors"):
         if key in b:
             text += f", {int(b[key])} {'CG it.' if key == 'cg_iterations' else 'colours'}"

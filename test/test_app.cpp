@@ -207,6 +207,21 @@ TEST_F(App, TheGmshPlateWithAHoleMatchesKirsch) {
   EXPECT_GT(top, 2.5 * sigma); // the element mean just off the top, of a peak of 3 sigma
 }
 
+TEST_F(App, OutputFormats) {
+  // netCDF-4 with compression runs and writes a file the reader takes; a compression level without
+  // netCDF-4, out of 0..9, or an unknown format is bad input.
+  const Result r = run(replace(kGood, "output: {file: good.e, every_steps: 10}",
+                               "output: {file: good.e, every_steps: 10, format: netcdf4, compression: 6}"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_GT(fegpu::ExodusReader((dir_ / "out" / "good.e").string()).times().size(), 2u);
+  fs::remove_all(dir_ / "out"), fs::create_directories(dir_ / "out");
+  expect_bad_input(replace(kGood, "every_steps: 10}", "every_steps: 10, compression: 3}"),
+                   {"output.compression", "format: netcdf4"});
+  expect_bad_input(replace(kGood, "every_steps: 10}", "every_steps: 10, format: netcdf4, compression: 12}"),
+                   {"output.compression", "0 (none) to 9"});
+  expect_bad_input(replace(kGood, "every_steps: 10}", "every_steps: 10, format: hdf5}"), {"output.format", "netcdf4"});
+}
+
 TEST_F(App, MissingInputFile) {
   const std::string cmd =
       std::string(FEGPU_APP) + " " + (dir_ / "nope.yaml").string() + " 2> " + (dir_ / "stderr").string();

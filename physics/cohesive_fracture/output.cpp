@@ -67,8 +67,9 @@ HostMesh FractureModel::output_mesh() const {
 
 ExodusVariables FractureModel::output_variables() const {
   ExodusVariables v = bulk_.output_variables();
+  v.element_on_extra.assign(v.element.size(), false); // the bulk's on its blocks only
   for (const char *name : {"opening_normal", "opening_tangential", "damage"})
-    v.element.push_back(name);
+    v.element.push_back(name), v.element_on_extra.push_back(true); // the cohesive block's
   v.global = {"strain_energy", "cohesive_work", "cohesive_dissipated", "cohesive_recoverable",
               "crack_length",  "fragments",     "cohesive_elements",   "nodes"};
   return v;

@@ -113,6 +113,7 @@ Problem parse_problem(const InputNode &root, const RunOptions &opts) {
     }
     p.histories = HistoryConfig::parse(o, p.file);
     p.checkpoint = CheckpointConfig::parse(o, p.file);
+    p.format = parse_exodus_format(o);
     if (p.checkpoint.every_time > 0)
       o.child("checkpoint")
           .child("every_time")

@@ -93,7 +93,7 @@ std::string profile_text(const std::vector<RayPoint> &ray, const HostMesh &h, co
 
 LoadStepOutput::LoadStepOutput(const Problem &p, const RunOptions &opts)
     : problem_(p), profile_path_(p.profile.empty() ? "" : opts.output_path(p.profile)),
-      writer_(opts.output_path(p.file), p.mesh, variables(), "fegpu-kk elastoplastic_wellbore") {
+      writer_(opts.output_path(p.file), p.mesh, variables(), "fegpu-kk elastoplastic_wellbore", p.format) {
   if (p.histories.file.empty()) return;
   std::vector<HistoryColumn> columns = {{"load_factor", ""},    {"iterations", ""},
                                         {"residual", ""},       {"linear_iterations", ""},

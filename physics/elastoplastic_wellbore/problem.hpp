@@ -39,6 +39,7 @@ struct Problem {
   std::vector<RayPoint> ray;                      ///< where the profile samples (when one is asked for)
   HistoryConfig histories;                        ///< a row a load step (every_steps of them)
   CheckpointConfig checkpoint;                    ///< every_steps load steps
+  ExodusFormat format;                            ///< output: format, compression
   std::vector<Index> probe_nodes;                 ///< the node nearest each probe's point
   std::vector<std::vector<Index>> reaction_nodes; ///< each reaction's nodes
 };

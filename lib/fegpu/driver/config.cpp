@@ -25,7 +25,19 @@ OutputConfig OutputConfig::parse(const InputNode &s) {
   c.every_time = s.has("every_time") ? s.get_positive("every_time") : 0.0;
   c.histories = HistoryConfig::parse(s, c.file);
   c.checkpoint = CheckpointConfig::parse(s, c.file);
+  c.format = parse_exodus_format(s);
   return c;
+}
+
+ExodusFormat parse_exodus_format(const InputNode &output) {
+  ExodusFormat f;
+  f.netcdf4 = output.get_choice("format", {"classic", "netcdf4"}, "classic") == "netcdf4";
+  if (output.has("compression")) {
+    if (!f.netcdf4) output.child("compression").error("compression needs format: netcdf4");
+    f.compression = output.get<int>("compression");
+    if (f.compression < 0 || f.compression > 9) output.child("compression").error("must be 0 (none) to 9");
+  }
+  return f;
 }
 
 CheckpointConfig CheckpointConfig::parse(const InputNode &output, const std::string &exodus_file) {

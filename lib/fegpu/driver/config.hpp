@@ -3,6 +3,7 @@
 /// The `time` and `output` sections shared by explicit modules.
 #include "fegpu/driver/histories.hpp"
 #include "fegpu/input/input.hpp"
+#include "fegpu/io/exodus.hpp"
 
 #include <string>
 
@@ -36,8 +37,12 @@ struct OutputConfig {
   double every_time = 0;          ///< output: every_time (one of the two; default 20 frames)
   HistoryConfig histories;        ///< output: histories (histories.hpp)
   CheckpointConfig checkpoint;    ///< output: checkpoint
+  ExodusFormat format;            ///< output: format, compression
   static OutputConfig parse(const InputNode &section);
 };
+
+/// output: {format: classic | netcdf4, compression: 0..9 (netcdf4 only; default 0)}.
+ExodusFormat parse_exodus_format(const InputNode &output);
 
 /// What the command line adds to the input.
 struct RunOptions {

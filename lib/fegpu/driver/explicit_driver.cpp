@@ -144,7 +144,8 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
         history_due.set_next(restart->number("run.history_next"));
       }
     } else {
-      writer = std::make_unique<AsyncExodusWriter>(opts.output_path(output.file), in.output_mesh(), vars, in.title());
+      writer = std::make_unique<AsyncExodusWriter>(opts.output_path(output.file), in.output_mesh(), vars, in.title(),
+                                                   output.format);
       write_frame(*writer, in, s, e);
     }
     if (!hc.file.empty() && !history) { // (a restart's histories start here if its first run had none)
@@ -152,6 +153,20 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
       history_due.due(in.steps(), in.time(), s.dt);
       history->write(history_row(in, s, e));
     }
+  }
+  // What the output will take, said before the run starts where it is large (uncompressed sizes).
+  if (!opts.quiet && !restart) {
+    const HostMesh m = in.output_mesh();
+    const ExodusVariables v = in.output_variables();
+    const double nn = double(m.xyz.size() / 3), ne = double(m.conn.size() / element_info(m.type).nodes);
+    const double mesh_mb = (8.0 * 3 * nn + 4.0 * m.conn.size() + 8.0 * (nn + ne)) / 1e6;
+    const double frame_mb = 8.0 * (v.nodal.size() * nn + v.element.size() * ne) / 1e6;
+    const double frames = 1 + (every_steps > 0 ? double(s.steps / every_steps) : s.steps * s.dt / every_time);
+    if (mesh_mb + frames * frame_mb > 100)
+      std::printf("output: about %.0f MB: %.0f frames of %.1f MB%s and the mesh, %.1f MB%s\n",
+                  mesh_mb + frames * frame_mb, frames, frame_mb,
+                  output.format.compression > 0 ? " before compression" : "", mesh_mb,
+                  m.extra_blocks.empty() ? "" : " (again in each file a new crack topology starts)");
   }
   if (!opts.quiet) {
     if (restart)

@@ -41,6 +41,11 @@ template <class Error = RunError> void exo(int status, const char *what, const s
               (msg && *msg ? std::string(": ") + msg : "") + system_reason(code, sys));
 }
 
+/// Connectivity, sets and id maps cross the API as 64-bit integers (the file stores them as the
+/// format allows: 32 bits in classic netCDF, 64 in netCDF-4).
+using ExInt = int64_t;
+constexpr int kMode = EX_BULK_INT64_API | EX_MAPS_INT64_API;
+
 int exodus_side(ElementType t, int facet) { return t == ElementType::Shell4 ? facet + 3 : facet + 1; }
 int facet_from_side(ElementType t, int side) { return t == ElementType::Shell4 ? side - 3 : side - 1; }
 
@@ -75,8 +80,9 @@ std::string ExodusWriter::series_name(const std::string &base, int index) {
   return base + suffix;
 }
 
-ExodusWriter::ExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title)
-    : base_(std::move(path)), title_(std::move(title)), vars_(std::move(vars)) {
+ExodusWriter::ExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title,
+                           ExodusFormat format)
+    : base_(std::move(path)), title_(std::move(title)), vars_(std::move(vars)), format_(format) {
   ex_opts(0); // errors are reported through exceptions, not printed by the library
   replaced_ = std::filesystem::exists(base_);
   // Later files of an earlier run's series would be read as part of this one: remove them.
@@ -123,6 +129,11 @@ ExodusWriter::ExodusWriter(std::string path, ExodusVariables vars, int file_inde
       count(EX_GLOBAL) != vars_.global.size() || have < frames)
     throw InputError("the Exodus file '" + p + "' does not fit the checkpoint (other variables, or " +
                      std::to_string(have) + " frames where the checkpoint counts " + std::to_string(frames) + ")");
+  truth_.assign(blocks_.size() * vars_.element.size(), 0);
+  if (!truth_.empty())
+    exo<InputError>(
+        ex_get_truth_table(exoid_, EX_ELEM_BLOCK, int(blocks_.size()), int(vars_.element.size()), truth_.data()),
+        "ex_get_truth_table", p);
   step_ = frames;
 }
 
@@ -150,7 +161,11 @@ void ExodusWriter::open(const HostMesh &mesh) {
   make_parent_folders(p);
   int cpu_ws = sizeof(double), io_ws = sizeof(double);
   errno = 0;
-  exoid_ = ex_create(p.c_str(), EX_CLOBBER, &cpu_ws, &io_ws);
+  // Connectivity, sets and id maps pass as 64-bit integers (kMode). The file stores 32-bit ones,
+  // netCDF-4 too: with EX_ALL_INT64_DB, the packaged exodus 6.02 fails to store a set's entries
+  // ("NetCDF: Numeric conversion not representable", also one set at a time).
+  const int mode = EX_CLOBBER | kMode | (format_.netcdf4 ? EX_NETCDF4 : 0);
+  exoid_ = ex_create(p.c_str(), mode, &cpu_ws, &io_ws);
   if (exoid_ < 0) {
     const int sys = errno;
     const char *msg = nullptr, *func = nullptr;
@@ -159,6 +174,10 @@ void ExodusWriter::open(const HostMesh &mesh) {
     throw RunError("cannot create Exodus file '" + p + "'" + system_reason(code, sys));
   }
   exo(ex_set_max_name_length(exoid_, 64), "ex_set_max_name_length", p);
+  if (format_.netcdf4 && format_.compression > 0) {
+    exo(ex_set_option(exoid_, EX_OPT_COMPRESSION_LEVEL, format_.compression), "ex_set_option(compression)", p);
+    exo(ex_set_option(exoid_, EX_OPT_COMPRESSION_SHUFFLE, 1), "ex_set_option(shuffle)", p);
+  }
   // Every value defined is written, so netCDF need not prefill the file (it would write it twice).
   int old_fill = 0;
   nc_set_fill(exoid_, NC_NOFILL, &old_fill);
@@ -169,6 +188,7 @@ void ExodusWriter::open(const HostMesh &mesh) {
   blocks_ = mesh.blocks;
   if (blocks_.empty()) blocks_.push_back({"block_1", 1, 0, static_cast<Index>(num_elems_)});
   const std::size_t main_blocks = blocks_.size(), main_elems = num_elems_;
+
   for (const auto &b : mesh.extra_blocks) {
     blocks_.push_back({b.name, b.id, static_cast<Index>(num_elems_), static_cast<Index>(num_elems_ + b.size())});
     num_elems_ += b.size();
@@ -181,6 +201,7 @@ void ExodusWriter::open(const HostMesh &mesh) {
   // netCDF rewrite the header, and exodus 6 defines an element variable at its first value unless
   // a truth table came first: the first frame of a 19 MB file took 0.19 s, and each file 0.05 s to
   // define, where the whole file now takes 0.02 s (the PMMA example's files, this CPU).
+  // exodus 6.02 reads the block ids and counts here as ints whatever the API mode says.
   std::vector<int> block_ids, block_sizes, block_npe, block_attr(blocks_.size(), 0);
   std::vector<std::string> block_types;
   for (std::size_t k = 0; k < blocks_.size(); ++k) {
@@ -197,19 +218,23 @@ void ExodusWriter::open(const HostMesh &mesh) {
   exo(ex_put_concat_elem_block(exoid_, block_ids.data(), type_ptr.data(), block_sizes.data(), block_npe.data(),
                                block_attr.data(), 0),
       "ex_put_concat_elem_block", p);
-  std::vector<int> truth;
-  for (const auto &b : blocks_)
-    truth.insert(truth.end(), vars_.element.size(), b.end > b.begin ? 1 : 0);
+  truth_.clear();
+  for (std::size_t k = 0; k < blocks_.size(); ++k)
+    for (std::size_t v = 0; v < vars_.element.size(); ++v) {
+      const bool here = vars_.element_on_extra.empty() || vars_.element_on_extra[v] == (k >= main_blocks);
+      truth_.push_back(blocks_[k].end > blocks_[k].begin && here ? 1 : 0);
+    }
+  std::vector<int> &truth = truth_;
   exo(ex_put_all_var_param(exoid_, static_cast<int>(vars_.global.size()), static_cast<int>(vars_.nodal.size()),
                            static_cast<int>(vars_.element.size()), truth.empty() ? nullptr : truth.data(), 0, nullptr,
                            0, nullptr),
       "ex_put_all_var_param", p);
   // The sets, defined and written together (1-based nodes, elements and Exodus side numbers).
-  std::vector<std::vector<int>> entries, extras;
+  std::vector<std::vector<ExInt>> entries, extras;
   std::vector<ex_set> sets;
   for (const auto &s : mesh.node_sets) {
     entries.emplace_back(s.a.begin(), s.a.end());
-    for (int &n : entries.back())
+    for (ExInt &n : entries.back())
       ++n;
     extras.emplace_back();
     sets.push_back({s.id, EX_NODE_SET, static_cast<int64_t>(s.a.size()), 0, nullptr, nullptr, nullptr});
@@ -261,14 +286,14 @@ void ExodusWriter::open(const HostMesh &mesh) {
   exo(ex_put_coord_names(exoid_, coord_names), "ex_put_coord_names", p);
 
   // Global ids as the Exodus id maps (1-based local numbering when none were given).
-  std::vector<int> ids(num_nodes_);
+  std::vector<ExInt> ids(num_nodes_);
   for (std::size_t i = 0; i < num_nodes_; ++i)
-    ids[i] = mesh.node_gid.empty() ? int(i + 1) : int(mesh.node_gid[i]);
+    ids[i] = mesh.node_gid.empty() ? ExInt(i + 1) : ExInt(mesh.node_gid[i]);
   exo(ex_put_id_map(exoid_, EX_NODE_MAP, ids.data()), "ex_put_id_map(nodes)", p);
   ids.resize(num_elems_);
-  int max_id = 0;
+  ExInt max_id = 0;
   for (std::size_t i = 0; i < main_elems; ++i)
-    max_id = std::max(max_id, ids[i] = mesh.elem_gid.empty() ? int(i + 1) : int(mesh.elem_gid[i]));
+    max_id = std::max(max_id, ids[i] = mesh.elem_gid.empty() ? ExInt(i + 1) : ExInt(mesh.elem_gid[i]));
   for (std::size_t i = main_elems; i < num_elems_; ++i) // extra blocks: ids after the main elements'
     ids[i] = ++max_id;
   exo(ex_put_id_map(exoid_, EX_ELEM_MAP, ids.data()), "ex_put_id_map(elements)", p);
@@ -281,9 +306,9 @@ void ExodusWriter::open(const HostMesh &mesh) {
     const int npe = block_npe[k];
     const Index *src = extra ? mesh.extra_blocks[k - main_blocks].conn.data()
                              : mesh.conn.data() + static_cast<std::size_t>(b.begin) * npe;
-    std::vector<int> conn(static_cast<std::size_t>(n) * npe);
+    std::vector<ExInt> conn(static_cast<std::size_t>(n) * npe);
     for (std::size_t i = 0; i < conn.size(); ++i)
-      conn[i] = src[i] + 1;
+      conn[i] = ExInt(src[i]) + 1;
     if (n > 0) exo(ex_put_conn(exoid_, EX_ELEM_BLOCK, b.id, conn.data(), nullptr, nullptr), "ex_put_conn", p);
     names.push_back(b.name);
   }
@@ -303,10 +328,12 @@ void ExodusWriter::write_step(double time, const std::vector<const double *> &no
   for (std::size_t v = 0; v < nodal.size(); ++v)
     exo(ex_put_var(exoid_, step_, EX_NODAL, int(v + 1), 1, num_nodes_, nodal[v]), "ex_put_var(nodal)", p);
   for (std::size_t v = 0; v < element.size(); ++v)
-    for (const auto &b : blocks_)
-      if (b.end > b.begin)
+    for (std::size_t k = 0; k < blocks_.size(); ++k)
+      if (defined(k, v)) {
+        const ElementBlock &b = blocks_[k];
         exo(ex_put_var(exoid_, step_, EX_ELEM_BLOCK, int(v + 1), b.id, b.end - b.begin, element[v] + b.begin),
             "ex_put_var(element)", p);
+      }
   if (!global.empty())
     exo(ex_put_var(exoid_, step_, EX_GLOBAL, 1, 0, global.size(), global.data()), "ex_put_var(global)", p);
   exo(ex_update(exoid_), "ex_update", p);
@@ -499,13 +526,19 @@ std::vector<double> ExodusReader::element(int step, const std::string &name) con
   const int nblk = static_cast<int>(ex_inquire_int(exoid_, EX_INQ_ELEM_BLK));
   std::vector<int> ids(nblk);
   exo(ex_get_ids(exoid_, EX_ELEM_BLOCK, ids.data()), "ex_get_ids", path_);
+  int nvar = 0;
+  exo(ex_get_variable_param(exoid_, EX_ELEM_BLOCK, &nvar), "ex_get_variable_param", path_);
+  std::vector<int> truth(static_cast<std::size_t>(nblk) * nvar, 1);
+  if (!truth.empty())
+    exo(ex_get_truth_table(exoid_, EX_ELEM_BLOCK, nblk, nvar, truth.data()), "ex_get_truth_table", path_);
   std::vector<double> all;
-  for (int id : ids) {
+  for (int b = 0; b < nblk; ++b) {
     char tname[MAX_STR_LENGTH + 1] = {0};
     int n = 0, npe = 0, ned = 0, nfa = 0, nat = 0;
-    exo(ex_get_block(exoid_, EX_ELEM_BLOCK, id, tname, &n, &npe, &ned, &nfa, &nat), "ex_get_block", path_);
-    std::vector<double> v(n);
-    exo(ex_get_var(exoid_, step, EX_ELEM_BLOCK, var, id, n, v.data()), "ex_get_var(element)", path_);
+    exo(ex_get_block(exoid_, EX_ELEM_BLOCK, ids[b], tname, &n, &npe, &ned, &nfa, &nat), "ex_get_block", path_);
+    std::vector<double> v(n, 0.0); // zero where the variable is not defined on the block
+    if (n > 0 && truth[static_cast<std::size_t>(b) * nvar + var - 1])
+      exo(ex_get_var(exoid_, step, EX_ELEM_BLOCK, var, ids[b], n, v.data()), "ex_get_var(element)", path_);
     all.insert(all.end(), v.begin(), v.end());
   }
   return all;

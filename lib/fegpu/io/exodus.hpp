@@ -11,6 +11,18 @@ namespace fegpu {
 
 struct ExodusVariables {
   std::vector<std::string> nodal, element, global;
+  /// Per element variable: true where it lives on the mesh's extra blocks only (cohesive
+  /// elements), false on its main blocks only; empty: every variable on every block. The file's
+  /// truth table then holds no variable where it has no meaning (no zeros written for it).
+  std::vector<bool> element_on_extra;
+};
+
+/// How an Exodus file is stored: classic netCDF (64-bit offsets), or netCDF-4 (HDF5) with zlib
+/// compression 0 (none) to 9 (shuffled). Ids and connectivity pass through the 64-bit API; the
+/// file holds them in 32 bits (exodus.cpp says why).
+struct ExodusFormat {
+  bool netcdf4 = false;
+  int compression = 0;
 };
 
 /// Writes one mesh and any number of time steps; flushes after each step so a run that dies
@@ -19,7 +31,8 @@ struct ExodusVariables {
 /// opens as one dataset in time.
 class ExodusWriter {
 public:
-  ExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title = "fegpu-kk");
+  ExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title = "fegpu-kk",
+               ExodusFormat format = {});
   /// Continues the series at `path` (a restart) in its file number `file_index` (1-based) after
   /// its frame `frames`: frames after it are written over as the run reaches them, later files of
   /// the series are removed. InputError if that file is missing, has fewer frames or other
@@ -45,9 +58,13 @@ public:
 
 private:
   void open(const HostMesh &mesh);
+  /// Whether element variable v is defined on block k (the truth table).
+  bool defined(std::size_t k, std::size_t v) const { return truth_[k * vars_.element.size() + v] != 0; }
   std::string base_, current_, title_;
   ExodusVariables vars_;
+  ExodusFormat format_;
   std::vector<ElementBlock> blocks_; ///< all blocks, the extra ones as ranges after the main elements
+  std::vector<int> truth_;           ///< (block, element variable): 1 where it is defined
   int exoid_ = -1, step_ = 0, file_index_ = 1;
   bool replaced_ = false;
   std::size_t num_nodes_ = 0, num_elems_ = 0;
