@@ -201,6 +201,14 @@ def floor_lines(title, machines):
                 b = max(cands, key=lambda r: r.get("elements", 0))
                 out.append(f"- {label}: {int(b['elements']):,} elements, global atomic counter, arrays grown: "
                            f"{fmt_time(ms(b))}.")
+        elif title.startswith("Output"):
+            classic = rows.get("Output/-1")
+            for level in ("1", "4", "9"):
+                b = rows.get(f"Output/{level}")
+                if classic and b:
+                    out.append(f"- {label}: compression {level} saves {100 * (1 - b['MB'] / classic['MB']):.0f}% of "
+                               f"the classic file ({classic['MB']:.0f} MB) at {ms(b) / ms(classic):.1f} times its "
+                               f"write time ({int(b['nodes']):,} nodes, {int(b['cohesive']):,} cohesive elements).")
         elif title.startswith("Fracture"):
             for case, what in (("intact", "intact mesh"), ("fragmented_check", "fully fragmented mesh")):
                 cands = [b for n, b in rows.items() if n.startswith(f"FractureStep/{case}/") and n.endswith("/1/0")]
@@ -278,7 +286,8 @@ def write(a):
     for title, prefixes, seed in SECTIONS:
         names = sorted({b["name"] for m in machines for b in m["benchmarks"]
                         if any(b["name"].startswith(p) for p in prefixes)},
-                       key=lambda n: [int(t) if t.isdigit() else t for t in n.split("/")])
+                       key=lambda n: [(0, int(t), "") if t.lstrip("-").isdigit() else (1, 0, t)
+                                      for t in n.split("/")])
         if not names:
             continue
         if prefixes == ["App/"]:
