@@ -1,10 +1,12 @@
 /// \file main.cpp
 /// fegpu-kk input.yaml [--output-dir DIR] [--check] [--quiet] [--profile] [kokkos options]
 /// Exit status: 0 success, 1 usage error, 2 bad input, 3 the run failed, 128 + N stopped by signal N
-/// (SIGINT 130, SIGTERM 143) after a step, its output complete to that step.
+/// (SIGINT 130, SIGTERM 143) after a step, its output complete to that step. Under mpirun every
+/// rank ends with the same status, and one message says why.
 #include "fegpu/core/error.hpp"
 #include "fegpu/core/module.hpp"
 #include "fegpu/input/input.hpp"
+#include "fegpu/parallel/comm.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -13,7 +15,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -75,9 +79,58 @@ void print_version() {
 #else
   std::printf("KokkosKernels: no\n");
 #endif
+  std::printf("MPI: %s\n", fegpu::parallel::Comm::library().c_str());
+}
+
+struct Failure {
+  int status = 0;
+  std::string message;
+  bool every_rank = false; ///< every rank failed alike (InputError::every_rank)
+};
+
+Failure failure_of(const std::exception_ptr &error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const fegpu::InputError &e) {
+    return {kBadInput, std::string("error: ") + e.what(), e.every_rank};
+  } catch (const fegpu::Stopped &e) {
+    return {128 + e.signal(), e.what(), true}; // the ranks agree on stopping (explicit_driver.cpp)
+  } catch (const fegpu::RunError &e) {
+    return {kRunFailed, std::string("run failed: ") + e.what(), e.every_rank};
+  } catch (const std::exception &e) {
+    return {kRunFailed, std::string("run failed: ") + e.what(), false};
+  }
+}
+
+/// Says why and gives the exit status. On many ranks, where every rank failed alike rank 0 alone
+/// speaks; a failure of one rank, which the others may be waiting for, ends them all with its
+/// status (MPI_Abort: mpirun exits with it).
+int fail(const Failure &f) {
+  const fegpu::parallel::Comm &comm = fegpu::parallel::world();
+  if (comm.size() == 1 || f.every_rank) {
+    if (comm.root()) std::fprintf(stderr, "fegpu-kk: %s\n", f.message.c_str());
+    return f.status;
+  }
+  std::fprintf(stderr, "fegpu-kk: rank %d of %d: %s\n", comm.rank(), comm.size(), f.message.c_str());
+  fegpu::parallel::Comm::abort(f.status);
+}
+
+/// Reading the input, which every rank does alike: the lowest rank that failed (all of them,
+/// usually) speaks, and every rank returns the highest status. Collective.
+int agree(const Failure &mine) {
+  const fegpu::parallel::Comm &comm = fegpu::parallel::world();
+  if (comm.size() == 1) return mine.status ? fail(mine) : 0;
+  const int first = static_cast<int>(comm.min(mine.status ? double(comm.rank()) : double(comm.size())));
+  if (first == comm.size()) return 0;
+  if (comm.rank() == first) std::fprintf(stderr, "fegpu-kk: %s\n", mine.message.c_str());
+  return static_cast<int>(comm.max(long(mine.status)));
 }
 
 int run(int argc, char **argv) {
+  // Every rank reads the same command line: rank 0 alone says what is wrong with it.
+  const auto usage_error = [](const std::string &message) {
+    if (fegpu::parallel::world().root()) std::fprintf(stderr, "fegpu-kk: %s\n", message.c_str());
+  };
   std::string input;
   fegpu::RunOptions opts;
   bool check = false, help = false, version = false;
@@ -98,31 +151,31 @@ int run(int argc, char **argv) {
       char *end = nullptr;
       const long n = std::strtol(v.c_str(), &end, 10);
       if (v.empty() || *end != '\0' || n <= 0) {
-        std::fprintf(stderr, "fegpu-kk: --max-steps needs a positive whole number, not '%s'\n", v.c_str());
+        usage_error("--max-steps needs a positive whole number, not '" + v + "'");
         return kUsage;
       }
       opts.max_steps = n;
     } else if (a == "--restart" || a.rfind("--restart=", 0) == 0) {
       if (a == "--restart" && i + 1 >= argc) {
-        std::fprintf(stderr, "fegpu-kk: --restart needs a checkpoint file\n");
+        usage_error("--restart needs a checkpoint file");
         return kUsage;
       }
       opts.restart = a == "--restart" ? argv[++i] : a.substr(10);
     } else if (a == "--output-dir") {
       if (i + 1 >= argc) {
-        std::fprintf(stderr, "fegpu-kk: --output-dir needs a folder\n");
+        usage_error("--output-dir needs a folder");
         return kUsage;
       }
       opts.output_dir = argv[++i];
     } else if (a.rfind("--output-dir=", 0) == 0)
       opts.output_dir = a.substr(13);
     else if (a.size() > 1 && a[0] == '-') {
-      std::fprintf(stderr, "fegpu-kk: unknown option '%s' (see --help)\n", a.c_str());
+      usage_error("unknown option '" + a + "' (see --help)");
       return kUsage;
     } else if (input.empty())
       input = a;
     else {
-      std::fprintf(stderr, "fegpu-kk: more than one input file given ('%s', '%s')\n", input.c_str(), a.c_str());
+      usage_error("more than one input file given ('" + input + "', '" + a + "')");
       return kUsage;
     }
   }
@@ -135,19 +188,35 @@ int run(int argc, char **argv) {
     return 0;
   }
   if (input.empty()) {
-    std::fprintf(stderr, "fegpu-kk: no input file (see --help)\n");
+    usage_error("no input file (see --help)");
     return kUsage;
   }
   opts.input_file = input;
-  opts.progress = !opts.quiet && isatty(STDERR_FILENO);
+  const fegpu::parallel::Comm &comm = fegpu::parallel::world();
+  opts.progress = !opts.quiet && comm.root() && isatty(STDERR_FILENO);
 
+  std::optional<fegpu::Input> in;
+  std::unique_ptr<fegpu::Simulation> sim;
+  Failure parsed;
   try {
-    const fegpu::Input in = fegpu::Input::from_file(input);
-    const fegpu::InputNode root = in.root();
+    in = fegpu::Input::from_file(input);
+    const fegpu::InputNode root = in->root();
     const fegpu::InputNode physics = root.child("physics");
     const auto &module = fegpu::ModuleRegistry::instance().find(physics.as<std::string>(), physics);
-    auto sim = module.factory(root, opts);
-    in.check_unused();
+    if (comm.size() > 1 && module.ranks == fegpu::Ranks::One) {
+      std::string many;
+      for (const auto &m : fegpu::ModuleRegistry::instance().modules())
+        if (m.ranks == fegpu::Ranks::Many) many += (many.empty() ? "" : ", ") + m.name;
+      physics.error(module.name + " runs on one rank (this run has " + std::to_string(comm.size()) +
+                    "); on many: " + many);
+    }
+    sim = module.factory(root, opts);
+    in->check_unused();
+  } catch (...) {
+    parsed = failure_of(std::current_exception());
+  }
+  if (const int status = agree(parsed)) return status;
+  try {
     sim->setup();
     if (check) {
       if (!opts.quiet) std::printf("%s: input is valid\n", input.c_str());
@@ -156,21 +225,12 @@ int run(int argc, char **argv) {
     if (!std::filesystem::is_directory(opts.output_dir)) {
       std::error_code ec;
       std::filesystem::create_directories(opts.output_dir, ec);
-      if (ec) throw fegpu::InputError("cannot create output folder '" + opts.output_dir + "': " + ec.message());
+      if (ec && !std::filesystem::is_directory(opts.output_dir)) // (another rank's may have made it)
+        throw fegpu::InputError("cannot create output folder '" + opts.output_dir + "': " + ec.message());
     }
     sim->run();
-  } catch (const fegpu::InputError &e) {
-    std::fprintf(stderr, "fegpu-kk: error: %s\n", e.what());
-    return kBadInput;
-  } catch (const fegpu::Stopped &e) {
-    std::fprintf(stderr, "fegpu-kk: %s\n", e.what());
-    return 128 + e.signal();
-  } catch (const fegpu::RunError &e) {
-    std::fprintf(stderr, "fegpu-kk: run failed: %s\n", e.what());
-    return kRunFailed;
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "fegpu-kk: run failed: %s\n", e.what());
-    return kRunFailed;
+  } catch (...) {
+    return fail(failure_of(std::current_exception()));
   }
   return 0;
 }
@@ -187,8 +247,10 @@ bool thread_count_is_sane(int argc, char **argv) {
       const long n = std::strtol(v.c_str(), &end, 10);
       const long most = std::max(1u, std::thread::hardware_concurrency());
       if (v.empty() || *end != '\0' || n < 1 || n > most) {
-        std::fprintf(stderr, "fegpu-kk: %s wants a whole number of threads from 1 to %ld (this machine's), not '%s'\n",
-                     flag.c_str(), most, v.c_str());
+        if (fegpu::parallel::world().root())
+          std::fprintf(stderr,
+                       "fegpu-kk: %s wants a whole number of threads from 1 to %ld (this machine's), not '%s'\n",
+                       flag.c_str(), most, v.c_str());
         return false;
       }
     }
@@ -198,11 +260,21 @@ bool thread_count_is_sane(int argc, char **argv) {
 
 } // namespace
 
+/// MPI for the program's life, started before Kokkos and ended after it.
+struct MpiGuard {
+  MpiGuard(int &argc, char **&argv) { fegpu::parallel::Comm::init(argc, argv); }
+  ~MpiGuard() { fegpu::parallel::Comm::finalize(); }
+};
+
 int main(int argc, char **argv) {
+  MpiGuard mpi(argc, argv);
   if (!thread_count_is_sane(argc, argv)) return kUsage;
-  // Lines reach a log as they are printed, also when the run is killed.
+  // Lines reach a log as they are printed, also when the run is killed. Rank 0 alone prints
+  // (progress, summaries); every rank's errors reach stderr.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  // Kokkos takes its own --kokkos-* options out of argv.
+  if (!fegpu::parallel::world().root() && !std::freopen("/dev/null", "w", stdout)) return kRunFailed;
+  // Kokkos takes its own --kokkos-* options out of argv; with many ranks on a node, it gives each
+  // rank a GPU of its own by its local rank (Kokkos' default --kokkos-map-device-id-by=mpi_rank).
   Kokkos::ScopeGuard kokkos(argc, argv);
   fegpu::catch_stop_signals();
   return run(argc, argv);

@@ -41,4 +41,9 @@ expect cwd-outside 1 "the current folder, as no --output-dir is given) '/' is ou
   "$REPO/ci/fegpu-kk" /tmp/in.yaml
 expect cwd-outside-with-dir 0 "folder $REPO" -- "$REPO/ci/fegpu-kk" /tmp/in.yaml --output-dir /tmp/o
 expect version-anywhere 0 "--version" -- "$REPO/ci/fegpu-kk" --version
+# Many ranks: mpirun in front of the program, --ranks not passed on; a bad count refused.
+expect ranks 0 "mpirun --oversubscribe --bind-to none -np 3 $bin /tmp/in.yaml --output-dir /tmp/o" -- \
+  "$REPO/ci/fegpu-kk" --ranks 3 /tmp/in.yaml --output-dir /tmp/o
+expect ranks-equals 0 "-np 2 $bin" -- "$REPO/ci/fegpu-kk" --ranks=2 /tmp/in.yaml --output-dir /tmp/o
+expect ranks-bad 1 "--ranks needs a whole number of ranks, not 'two'" -- "$REPO/ci/fegpu-kk" --ranks two /tmp/in.yaml
 exit $((failures > 0))

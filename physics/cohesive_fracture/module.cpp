@@ -34,7 +34,7 @@ private:
 
 FEGPU_REGISTER_MODULE(cohesive_fracture, "cohesive_fracture",
                       "dynamic fracture of 2D T3/T6 meshes with adaptively inserted extrinsic PPR cohesive elements",
-                      [](const InputNode &root, const RunOptions &opts) -> std::unique_ptr<Simulation> {
+                      Ranks::One, [](const InputNode &root, const RunOptions &opts) -> std::unique_ptr<Simulation> {
                         return std::make_unique<FractureSimulation>(root, opts);
                       });
 

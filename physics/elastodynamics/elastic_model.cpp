@@ -195,6 +195,7 @@ std::vector<LoadPattern> ElasticModel::loads() const {
     }
     LoadPattern p;
     p.function = bc.function;
+    p.whole_at_nodes = bc.kind == BoundarySpec::Force;
     p.dofs = IndexView("fegpu::elastic::load_dofs", w.size());
     p.weights = RealView("fegpu::elastic::load_weights", w.size());
     auto d = Kokkos::create_mirror_view(p.dofs);

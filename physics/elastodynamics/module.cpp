@@ -20,8 +20,8 @@ public:
 
 private:
   std::unique_ptr<ExplicitIntegrator> build() override {
-    model_ = std::make_unique<ElasticModel>(mesh_, config_);
-    return std::make_unique<CentralDifference>(*model_);
+    model_ = std::make_unique<ElasticModel>(distribute(mesh_), config_);
+    return std::make_unique<CentralDifference>(*model_, decomposition());
   }
 
   HostMesh mesh_;
@@ -32,7 +32,7 @@ private:
 } // namespace
 
 FEGPU_REGISTER_MODULE(elastodynamics, "elastodynamics",
-                      "linear-elastic explicit dynamics of 2D T3/T6 meshes (plane strain or stress)",
+                      "linear-elastic explicit dynamics of 2D T3/T6 meshes (plane strain or stress)", Ranks::Many,
                       [](const InputNode &root, const RunOptions &opts) -> std::unique_ptr<Simulation> {
                         return std::make_unique<ElastodynamicsSimulation>(root, opts);
                       });

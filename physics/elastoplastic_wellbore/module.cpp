@@ -166,7 +166,7 @@ private:
 
 FEGPU_REGISTER_MODULE(elastoplastic_wellbore, "elastoplastic_wellbore",
                       "quasi-static Mohr-Coulomb elastoplasticity around a wellbore (integration-point operators)",
-                      [](const InputNode &root, const RunOptions &opts) -> std::unique_ptr<Simulation> {
+                      Ranks::One, [](const InputNode &root, const RunOptions &opts) -> std::unique_ptr<Simulation> {
                         return std::make_unique<WellboreSimulation>(root, opts);
                       });
 

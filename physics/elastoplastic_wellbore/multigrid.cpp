@@ -131,12 +131,9 @@ CrsMatrix prolongation(const HostMesh &fine, const std::vector<int> &fine_fixed,
   }
   CrsMatrix P;
   P.num_cols = 2 * nc;
-  P.row_ptr = IndexView("fegpu::wellbore::P_row_ptr", row_ptr.size());
-  P.cols = IndexView("fegpu::wellbore::P_cols", cols.size());
-  P.values = RealView("fegpu::wellbore::P_values", vals.size());
-  Kokkos::deep_copy(P.row_ptr, Kokkos::View<const Index *, Kokkos::HostSpace>(row_ptr.data(), row_ptr.size()));
-  Kokkos::deep_copy(P.cols, Kokkos::View<const Index *, Kokkos::HostSpace>(cols.data(), cols.size()));
-  Kokkos::deep_copy(P.values, Kokkos::View<const double *, Kokkos::HostSpace>(vals.data(), vals.size()));
+  P.row_ptr = to_device("fegpu::wellbore::P_row_ptr", row_ptr);
+  P.cols = to_device("fegpu::wellbore::P_cols", cols);
+  P.values = to_device("fegpu::wellbore::P_values", vals);
   return P;
 }
 

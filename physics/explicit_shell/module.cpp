@@ -28,7 +28,7 @@ private:
 } // namespace
 
 FEGPU_REGISTER_MODULE(explicit_shell, "explicit_shell",
-                      "explicit dynamics of MITC4 shells with large displacements and rotations",
+                      "explicit dynamics of MITC4 shells with large displacements and rotations", Ranks::One,
                       [](const InputNode &root, const RunOptions &opts) -> std::unique_ptr<Simulation> {
                         return std::make_unique<ShellSimulation>(root, opts);
                       });

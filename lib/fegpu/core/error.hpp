@@ -19,12 +19,17 @@ struct SourceLocation {
 class InputError : public std::runtime_error {
 public:
   InputError(const std::string &message, const SourceLocation &where = {}, const std::string &key_path = {});
+  /// On many ranks: every rank throws this error together, from what all of them know alike (the
+  /// input, the whole mesh, the summed energies), so each can end cleanly and rank 0 alone speak.
+  /// Otherwise the rank that throws ends them all (parallel::Comm::abort).
+  bool every_rank = false;
 };
 
 /// The run itself failed (instability, NaN, an I/O failure while writing results).
 class RunError : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
+  bool every_rank = false; ///< as InputError::every_rank
 };
 
 /// The run stopped on a signal (SIGINT, SIGTERM) after a step, its output complete to that step.

@@ -25,8 +25,13 @@ public:
 
 using ModuleFactory = std::function<std::unique_ptr<Simulation>(const InputNode &root, const RunOptions &options)>;
 
+/// Whether a module runs on one rank only or on many (through MPI: its mesh divided by
+/// ExplicitSimulation::distribute()).
+enum class Ranks { One, Many };
+
 struct ModuleInfo {
   std::string name, description;
+  Ranks ranks = Ranks::One;
   ModuleFactory factory;
 };
 
@@ -46,6 +51,6 @@ private:
 
 /// Registers a module at static-initialisation time (the module is linked as an object library so
 /// the registration is never dropped by the linker).
-#define FEGPU_REGISTER_MODULE(ident, name, description, factory)                                                       \
+#define FEGPU_REGISTER_MODULE(ident, name, description, ranks, factory)                                                \
   static const bool fegpu_module_registered_##ident =                                                                  \
-      ::fegpu::ModuleRegistry::instance().add({name, description, factory})
+      ::fegpu::ModuleRegistry::instance().add({name, description, ranks, factory})

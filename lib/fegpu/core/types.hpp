@@ -6,6 +6,8 @@
 #include <Kokkos_Profiling_ScopedRegion.hpp>
 #include <algorithm>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace fegpu {
 
@@ -32,6 +34,24 @@ struct Crs {
   IndexView offsets; // (source + 1)
   IndexView indices; // (offsets(last))
 };
+
+/// A labelled device copy of a host vector (set-up and output, never a time loop).
+template <class T> DeviceView<T *> to_device(const std::string &label, const std::vector<T> &v) {
+  DeviceView<T *> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), v.size());
+  Kokkos::deep_copy(
+      d, Kokkos::View<const T *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(v.data(), v.size()));
+  return d;
+}
+
+/// A host vector copy of a View of rank 1.
+template <class V> std::vector<typename V::non_const_value_type> to_host(const V &d) {
+  std::vector<typename V::non_const_value_type> v(d.extent(0));
+  Kokkos::deep_copy(
+      Kokkos::View<typename V::non_const_value_type *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+          v.data(), v.size()),
+      d);
+  return v;
+}
 
 /// Policy over [begin, end) on the default execution space. The light-weight hint makes CUDA
 /// pass the functor as a kernel argument (up to 4 kB): Kokkos' default for functors over 512 bytes

@@ -9,10 +9,6 @@
 
 namespace fegpu {
 
-namespace {
-RealView flat(const DofView &d) { return RealView(d.data(), d.span()); }
-} // namespace
-
 DofView GrowingDofs::at(Index n, int c) {
   const std::size_t need = static_cast<std::size_t>(n) * c;
   if (need > storage_.extent(0))
@@ -24,6 +20,9 @@ DofView GrowingDofs::at(Index n, int c) {
 // The driver's kernels, as named free functions: nvcc accepts device lambdas neither in
 // constructors nor in private members.
 namespace driver_kernels {
+
+/// Whether flat dof i counts in this rank's sums: its node (i % nn) is owned here (below owned).
+KOKKOS_INLINE_FUNCTION bool counted(Index i, Index nn, Index owned) { return owned == nn || i % nn < owned; }
 
 double min_value(const RealView &m) {
   double mn = 0;
@@ -48,13 +47,13 @@ void set_constrained(const RealView &u, const RealView &v, const IndexView &d, b
 }
 
 double initial_acceleration(const RealView &a, const RealView &v, const RealView &m, const RealView &fe,
-                            const RealView &fi) {
+                            const RealView &fi, Index nn, Index owned) {
   double ke0 = 0;
   Kokkos::parallel_reduce(
       "fegpu::driver::initial_acceleration", range(0, static_cast<Index>(a.extent(0))),
       KOKKOS_LAMBDA(Index i, double &ke) {
         a(i) = m(i) > 0 ? (fe(i) - fi(i)) / m(i) : 0.0;
-        ke += 0.5 * Kokkos::abs(m(i)) * v(i) * v(i);
+        if (counted(i, nn, owned)) ke += 0.5 * Kokkos::abs(m(i)) * v(i) * v(i);
       },
       ke0);
   return ke0;
@@ -65,6 +64,17 @@ void accelerations(const RealView &a, const RealView &m, const RealView &fe, con
   Kokkos::parallel_for(
       "fegpu::driver::accelerations", range(0, static_cast<Index>(a.extent(0))),
       KOKKOS_LAMBDA(Index i) { a(i) = m(i) > 0 ? (fe(i) - fi(i)) / m(i) : 0.0; });
+}
+
+/// A load pattern's weights into w (flat (node, component), zero before); where they are whole
+/// nodal forces, only on this rank's own nodes, so that the sum over the ranks counts each once.
+void scatter_weights(const RealView &w, const IndexView &d, const RealView &weights, bool whole, Index nn,
+                     Index owned) {
+  Kokkos::parallel_for(
+      "fegpu::driver::load_weights", range(0, static_cast<Index>(d.extent(0))), KOKKOS_LAMBDA(Index i) {
+        const Index k = d(i);
+        w(k) = whole && !counted(k, nn, owned) ? 0.0 : weights(i);
+      });
 }
 
 void add_load(const RealView &f, const IndexView &d, const RealView &w, double s) {
@@ -81,7 +91,7 @@ void add_load(const RealView &f, const IndexView &d, const RealView &w, double s
 /// |m| (v(n+1/2)^2 - v(n-1/2)^2) / 2, into the external work.
 void constrain(const RealView &u, const RealView &v, const RealView &m, const RealView &fi, const IndexView &d,
                bool disp, double target, double increment, double dt,
-               const Kokkos::View<EnergyIncrement *, MemSpace> &work, std::size_t slot) {
+               const Kokkos::View<EnergyIncrement *, MemSpace> &work, std::size_t slot, Index nn, Index owned) {
   Kokkos::parallel_reduce(
       "fegpu::driver::apply_constraints", range(0, static_cast<Index>(d.extent(0))),
       KOKKOS_LAMBDA(Index i, EnergyIncrement & s) {
@@ -90,8 +100,10 @@ void constrain(const RealView &u, const RealView &v, const RealView &m, const Re
         u(k) = disp ? target : u_old + increment;
         v(k) = (u(k) - u_old) / dt;
         const double w = 0.5 * (u(k) - u_old) * fi(k);
-        s.internal += w;
-        s.external += w + 0.5 * Kokkos::abs(m(k)) * (v(k) * v(k) - v_old * v_old);
+        if (counted(k, nn, owned)) {
+          s.internal += w;
+          s.external += w + 0.5 * Kokkos::abs(m(k)) * (v(k) * v(k) - v_old * v_old);
+        }
         fi(k) = 0.0;
       },
       Kokkos::Sum<EnergyIncrement, MemSpace>(Kokkos::subview(work, slot)));
@@ -150,7 +162,8 @@ double Energies::balance_error() const {
   return scale > 0 ? std::abs(kinetic + internal - external - initial_kinetic) / scale : 0.0;
 }
 
-CentralDifference::CentralDifference(ExplicitModel &model) : model_(model) {
+CentralDifference::CentralDifference(ExplicitModel &model, const parallel::Decomposition *parts)
+    : model_(model), parts_(parts) {
   Kokkos::Profiling::ScopedRegion r("fegpu::driver::setup");
   const Index n = model.num_nodes();
   const int c = model.num_components();
@@ -166,9 +179,9 @@ CentralDifference::CentralDifference(ExplicitModel &model) : model_(model) {
   corrector_increment_ = Kokkos::View<EnergyIncrement, MemSpace>("fegpu::driver::energy_increment");
   fused_increment_ = Kokkos::View<FusedIncrement, MemSpace>("fegpu::driver::energy_increment");
   constraints_ = model.constraints();
-  loads_ = model.loads();
+  loads_ = complete(model.loads());
   setup_mass();
-  dt_critical_ = model.critical_time_step();
+  dt_critical_ = parts_ ? parts_->comm().min(model.critical_time_step()) : model.critical_time_step();
 }
 
 void CentralDifference::start(double dt) {
@@ -186,7 +199,9 @@ void CentralDifference::start(double dt) {
   }
   external_force(0.0, fext_);
   model_.add_internal_force(u_, fint_); // fint_ was set to zero
-  const double ke0 = driver_kernels::initial_acceleration(flat(a_), v, flat(mass_), flat(fext_), flat(fint_));
+  if (parts_) parts_->sum(fint_);
+  const double ke0 = driver_kernels::initial_acceleration(flat(a_), v, flat(mass_), flat(fext_), flat(fint_),
+                                                          model_.num_nodes(), owned_nodes());
   auto e_h = Kokkos::create_mirror_view(energy_);
   e_h(0) = ke0;
   e_h(1) = e_h(2) = 0;
@@ -200,6 +215,7 @@ void CentralDifference::setup_mass() {
   // Constrained dofs carry a negative mass: the corrector needs no separate flag array.
   mass_ = mass_store_.at(model_.num_nodes(), model_.num_components());
   Kokkos::deep_copy(mass_, model_.lumped_mass());
+  if (parts_) parts_->sum(mass_);
   const RealView m = flat(mass_);
   // Checked once: splitting nodes gives every new node a share of an element, hence a mass.
   if (steps_ == 0 && !(driver_kernels::min_value(m) > 0))
@@ -223,7 +239,7 @@ void CentralDifference::adapt_topology() {
   fint_ = fint_store_.at(n, c);
   fext_ = fext_store_.at(n, c);
   constraints_ = model_.constraints();
-  loads_ = model_.loads();
+  loads_ = complete(model_.loads());
   Kokkos::deep_copy(ExecSpace(), fint_, 0.0);
   if (loads_.empty()) Kokkos::deep_copy(ExecSpace(), fext_, 0.0); // else external_force() fills it
   setup_mass();
@@ -231,6 +247,28 @@ void CentralDifference::adapt_topology() {
   model_.add_internal_force(u_, fint_);
   driver_kernels::accelerations(flat(a_), flat(mass_), flat(fext_), flat(fint_));
   new_topology_ = true;
+}
+
+std::vector<LoadPattern> CentralDifference::complete(std::vector<LoadPattern> loads) const {
+  if (!parts_) return loads;
+  const Index nn = model_.num_nodes();
+  const int nc = model_.num_components();
+  for (LoadPattern &p : loads) {
+    // Each rank's part on every node it holds, summed across the ranks; the pattern is then the
+    // dofs where the sum is not zero. Set-up only (once per topology).
+    const DofView w("fegpu::driver::load_weights", nn, nc);
+    driver_kernels::scatter_weights(flat(w), p.dofs, p.weights, p.whole_at_nodes, nn, owned_nodes());
+    parts_->sum(w);
+    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
+    std::vector<Index> dofs;
+    std::vector<double> weights;
+    for (Index i = 0; i < nn * nc; ++i)
+      if (h.data()[i] != 0) dofs.push_back(i), weights.push_back(h.data()[i]);
+    p.dofs = to_device("fegpu::driver::load_dofs", dofs);
+    p.weights = to_device("fegpu::driver::load_weights", weights);
+    p.whole_at_nodes = false;
+  }
+  return loads;
 }
 
 void CentralDifference::external_force(double t, const DofView &f) {
@@ -250,7 +288,7 @@ void CentralDifference::apply_constraints(double t_new) {
     driver_kernels::constrain(flat(u_), flat(v_), flat(mass_), flat(fint_), con.dofs,
                               con.kind == Constraint::Displacement, con.value * con.function.value(t_new),
                               con.value * (con.function.integral(t_new) - con.function.integral(t_old)), dt_,
-                              constraint_work_, k);
+                              constraint_work_, k, model_.num_nodes(), owned_nodes());
   }
 }
 
@@ -258,7 +296,7 @@ void CentralDifference::step() {
   const double dt = dt_, half = 0.5 * dt_;
   const bool loads = !loads_.empty();
   const RealView u = flat(u_), v = flat(v_), a = flat(a_), m = flat(mass_), fi = flat(fint_), fe = flat(fext_);
-  const Index ndof = static_cast<Index>(u.extent(0));
+  const Index ndof = static_cast<Index>(u.extent(0)), nn = model_.num_nodes(), owned = owned_nodes();
   const auto pred = predictor_increment_;
   {
     StepPhase phase("fegpu::driver::predictor", "nodal_update");
@@ -271,8 +309,10 @@ void CentralDifference::step() {
           KOKKOS_LAMBDA(Index i, FusedIncrement & s) {
             const double mi = m(i), f = fi(i), fext = loads ? fe(i) : 0.0;
             double vi = v(i), ui = u(i);
-            const double ai = driver_kernels::correct(dt, half, mi, f, fext, vi, s.corrector);
-            const bool clear = driver_kernels::predict(dt, half, mi, f, fext, ai, vi, ui, s.predictor);
+            FusedIncrement elsewhere; // a node another rank owns: counted there
+            FusedIncrement &sum = driver_kernels::counted(i, nn, owned) ? s : elsewhere;
+            const double ai = driver_kernels::correct(dt, half, mi, f, fext, vi, sum.corrector);
+            const bool clear = driver_kernels::predict(dt, half, mi, f, fext, ai, vi, ui, sum.predictor);
             v(i) = vi;
             u(i) = ui;
             if (clear) fi(i) = 0.0;
@@ -291,7 +331,9 @@ void CentralDifference::step() {
           "fegpu::driver::predictor", range(0, ndof),
           KOKKOS_LAMBDA(Index i, EnergyIncrement & s) {
             double vi = v(i), ui = u(i);
-            const bool clear = driver_kernels::predict(dt, half, m(i), fi(i), loads ? fe(i) : 0.0, a(i), vi, ui, s);
+            EnergyIncrement elsewhere;
+            EnergyIncrement &sum = driver_kernels::counted(i, nn, owned) ? s : elsewhere;
+            const bool clear = driver_kernels::predict(dt, half, m(i), fi(i), loads ? fe(i) : 0.0, a(i), vi, ui, sum);
             v(i) = vi;
             u(i) = ui;
             if (clear) fi(i) = 0.0;
@@ -304,6 +346,10 @@ void CentralDifference::step() {
     StepPhase phase("fegpu::driver::forces", "forces");
     external_force(time_ + dt_, fext_);
     model_.add_internal_force(u_, fint_);
+  }
+  if (parts_) {
+    StepPhase phase("fegpu::driver::exchange", "exchange");
+    parts_->sum(fint_);
   }
   corrector_pending_ = true;
   time_ += dt_;
@@ -323,11 +369,14 @@ void CentralDifference::finish_step() {
   const bool loads = !loads_.empty();
   const RealView v = flat(v_), a = flat(a_), m = flat(mass_), fi = flat(fint_), fe = flat(fext_);
   const auto pred = predictor_increment_, corr = corrector_increment_;
+  const Index nn = model_.num_nodes(), owned = owned_nodes();
   Kokkos::parallel_reduce(
       "fegpu::driver::corrector", range(0, static_cast<Index>(v.extent(0))),
       KOKKOS_LAMBDA(Index i, EnergyIncrement & s) {
         double vi = v(i);
-        a(i) = driver_kernels::correct(dt, half, m(i), fi(i), loads ? fe(i) : 0.0, vi, s);
+        EnergyIncrement elsewhere;
+        EnergyIncrement &sum = driver_kernels::counted(i, nn, owned) ? s : elsewhere;
+        a(i) = driver_kernels::correct(dt, half, m(i), fi(i), loads ? fe(i) : 0.0, vi, sum);
         v(i) = vi;
       },
       Kokkos::Sum<EnergyIncrement, MemSpace>(corr));
@@ -342,11 +391,13 @@ void CentralDifference::finish_step() {
 Energies CentralDifference::energies() {
   finish_step();
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), energy_);
+  std::vector<double> sums = {h(0), h(1), h(2), h(3)};
+  if (parts_) parts_->comm().sum(sums); // each rank's owned nodes, in rank order
   Energies e;
-  e.kinetic = h(0);
-  e.internal = h(1);
-  e.external = h(2);
-  e.initial_kinetic = h(3);
+  e.kinetic = sums[0];
+  e.internal = sums[1];
+  e.external = sums[2];
+  e.initial_kinetic = sums[3];
   return e;
 }
 
@@ -359,191 +410,6 @@ EnergyReport CentralDifference::energy_report() {
 void CentralDifference::fill_output(OutputFrame &frame) {
   finish_step();
   model_.fill_output(u_, v_, a_, frame);
-}
-
-} // namespace fegpu
-
-namespace fegpu {
-
-namespace reaction_kernels {
-
-/// The force the constraints exert on a constrained dof (negative mass; else 0) as (the static
-/// part f_int - f_ext, the velocity, the force with the node's inertia |m| a): at the start.
-void start(const RealView &m, const RealView &fi, const RealView &fe, const RealView &v, const IndexView &d,
-           const DeviceView<double *[3]> &last) {
-  Kokkos::parallel_for(
-      "fegpu::driver::reaction_start", range(0, static_cast<Index>(d.extent(0))), KOKKOS_LAMBDA(Index i) {
-        const Index k = d(i);
-        const double f = m(k) < 0 ? fi(k) - fe(k) : 0.0;
-        last(i, 0) = f, last(i, 1) = m(k) < 0 ? v(k) : 0.0, last(i, 2) = f;
-      });
-}
-
-/// One team a set, its sum reduced in a fixed order: W += du (F(n) + F(n+1)) / 2 + |m| (v(n+1/2)^2 -
-/// v(n-1/2)^2) / 2 with du = dt v(n+1/2), the constrained dofs' share of the driver's external work.
-void work(const RealView &m, const RealView &fi, const RealView &fe, const RealView &v, double dt, const IndexView &off,
-          const IndexView &d, const DeviceView<double *[3]> &last, const RealView &work) {
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  Kokkos::parallel_for(
-      "fegpu::driver::reaction_work", Policy(static_cast<int>(work.extent(0)), Kokkos::AUTO),
-      KOKKOS_LAMBDA(const Policy::member_type &team) {
-        const int k = team.league_rank();
-        double w = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, off(k), off(k + 1)),
-            [&](Index i, double &acc) {
-              const Index j = d(i);
-              if (!(m(j) < 0)) return;
-              const double f = fi(j) - fe(j), vn = v(j), vo = last(i, 1), mass = Kokkos::abs(m(j));
-              acc += 0.5 * dt * vn * (last(i, 0) + f) + 0.5 * mass * (vn * vn - vo * vo);
-              last(i, 0) = f, last(i, 1) = vn, last(i, 2) = f + mass * (vn - vo) / dt;
-            },
-            w);
-        Kokkos::single(Kokkos::PerTeam(team), [&] { work(k) += w; });
-      });
-}
-
-} // namespace reaction_kernels
-
-std::vector<HistoryColumn> ExplicitModel::history_columns(const HistorySpec &spec) {
-  if (spec.crack_tip) spec.crack_tip->where.error("a crack tip is a history of physics: cohesive_fracture only");
-  return {};
-}
-
-std::vector<HistoryColumn> CentralDifference::history_columns(const HistorySpec &spec) {
-  static const char *axis[3] = {"x", "y", "z"};
-  static const char *fields[3] = {"displacement", "velocity", "acceleration"};
-  const int nc = model_.num_components();
-  std::vector<HistoryColumn> columns;
-  for (const auto &p : spec.probes) {
-    int f = 0;
-    while (f < 3 && p.field != fields[f])
-      ++f;
-    if (f == 3) p.where.child("field").error("unknown field '" + p.field + "' (displacement, velocity, acceleration)");
-    probes_.push_back({f, p.point});
-    for (int c = 0; c < nc; ++c)
-      columns.push_back({p.name + "_" + p.field + "_" + axis[c], field_quantity(p.field)});
-  }
-  for (const auto &r : spec.reactions) {
-    try {
-      model_.set_nodes(r.set, r.side_set);
-    } catch (const InputError &e) {
-      r.where.child(r.side_set ? "side_set" : "node_set").error(e.what());
-    }
-    reaction_sets_.push_back({r.set, r.side_set});
-    for (int c = 0; c < nc; ++c)
-      columns.push_back({r.name + "_reaction_" + axis[c], "force"});
-    columns.push_back({r.name + "_work", "energy"});
-  }
-  const auto extra = model_.history_columns(spec);
-  columns.insert(columns.end(), extra.begin(), extra.end());
-  if (!reaction_sets_.empty()) reaction_work_ = RealView("fegpu::driver::reaction_work", reaction_sets_.size());
-  return columns;
-}
-
-void CentralDifference::reaction_dofs() {
-  if (reaction_sets_.empty()) return;
-  const Index nn = model_.num_nodes();
-  const int nc = model_.num_components();
-  std::vector<Index> offsets{0}, dofs;
-  for (const auto &[name, side] : reaction_sets_) {
-    const IndexView nodes = model_.set_nodes(name, side);
-    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), nodes);
-    for (int c = 0; c < nc; ++c)
-      for (std::size_t i = 0; i < h.extent(0); ++i)
-        dofs.push_back(c * nn + h(i));
-    offsets.push_back(static_cast<Index>(dofs.size()));
-  }
-  const auto upload = [](const char *label, const std::vector<Index> &v) {
-    IndexView d(label, v.size());
-    Kokkos::deep_copy(d, Kokkos::View<const Index *, Kokkos::HostSpace>(v.data(), v.size()));
-    return d;
-  };
-  reaction_offsets_ = upload("fegpu::driver::reaction_offsets", offsets);
-  reaction_dofs_ = upload("fegpu::driver::reaction_dofs", dofs);
-  reaction_last_ = DeviceView<double *[3]>("fegpu::driver::reaction_last", dofs.size());
-  reaction_kernels::start(flat(mass_), flat(fint_), flat(fext_), flat(v_), reaction_dofs_, reaction_last_);
-}
-
-void CentralDifference::reaction_work() {
-  if (reaction_sets_.empty()) return;
-  reaction_kernels::work(flat(mass_), flat(fint_), flat(fext_), flat(v_), dt_, reaction_offsets_, reaction_dofs_,
-                         reaction_last_, reaction_work_);
-}
-
-void CentralDifference::history_values(std::vector<double> &row) {
-  finish_step();
-  const int nc = model_.num_components();
-  const CoordView x = model_.coordinates();
-  for (const Probe &p : probes_) {
-    const Index n = nearest_node(x, p.point);
-    const DofView &f = p.field == 0 ? u_ : p.field == 1 ? v_ : a_;
-    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Kokkos::subview(f, n, Kokkos::ALL));
-    for (int c = 0; c < nc; ++c)
-      row.push_back(h(c));
-  }
-  if (!reaction_sets_.empty()) {
-    const auto off = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reaction_offsets_);
-    const auto dofs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reaction_dofs_);
-    const auto last = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reaction_last_);
-    const auto work = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reaction_work_);
-    const Index nn = model_.num_nodes();
-    for (std::size_t k = 0; k < reaction_sets_.size(); ++k) {
-      double sum[3] = {0, 0, 0};
-      for (Index i = off(k); i < off(k + 1); ++i)
-        sum[dofs(i) / nn] += last(i, 2);
-      for (int c = 0; c < nc; ++c)
-        row.push_back(sum[c]);
-      row.push_back(work(k));
-    }
-  }
-  model_.history_values(u_, time_, row);
-}
-
-void CentralDifference::save(CheckpointWriter &w) {
-  finish_step(); // the checkpoint's step complete, as in the run that goes on without stopping
-  w.set("driver.time", time_);
-  w.set("driver.steps", double(steps_));
-  w.set("driver.dt", dt_);
-  w.put_view("driver.u", u_);
-  w.put_view("driver.v", v_);
-  w.put_view("driver.a", a_);
-  w.put_view("driver.f_int", fint_);
-  w.put_view("driver.f_ext", fext_);
-  w.put_view("driver.energy", energy_);
-  if (!reaction_sets_.empty()) {
-    w.put_view("driver.reaction_last", reaction_last_);
-    w.put_view("driver.reaction_work", reaction_work_);
-  }
-  model_.save(w);
-}
-
-void CentralDifference::restore(const CheckpointReader &r) {
-  model_.restore(r);
-  const Index n = model_.num_nodes();
-  const int c = model_.num_components();
-  current_ = 0;
-  u_ = u_store_[0].at(n, c), v_ = v_store_[0].at(n, c), a_ = a_store_.at(n, c);
-  fint_ = fint_store_.at(n, c), fext_ = fext_store_.at(n, c);
-  constraints_ = model_.constraints();
-  loads_ = model_.loads();
-  time_ = r.number("driver.time");
-  steps_ = static_cast<long>(r.number("driver.steps"));
-  dt_ = r.number("driver.dt");
-  setup_mass();
-  r.get_view("driver.u", u_);
-  r.get_view("driver.v", v_);
-  r.get_view("driver.a", a_);
-  r.get_view("driver.f_int", fint_);
-  r.get_view("driver.f_ext", fext_);
-  r.get_view("driver.energy", energy_);
-  corrector_pending_ = false;
-  new_topology_ = false;
-  reaction_dofs();
-  if (!reaction_sets_.empty()) {
-    r.get_view("driver.reaction_last", reaction_last_);
-    r.get_view("driver.reaction_work", reaction_work_);
-  }
 }
 
 } // namespace fegpu

@@ -18,6 +18,7 @@
 #include "fegpu/core/types.hpp"
 #include "fegpu/driver/integrator.hpp"
 #include "fegpu/driver/time_function.hpp"
+#include "fegpu/parallel/halo.hpp"
 
 #include <array>
 #include <string>
@@ -40,6 +41,9 @@ struct LoadPattern {
   IndexView dofs;   // (member): flat dof index, unique within a pattern
   RealView weights; // (member)
   TimeFunction function;
+  /// Whole nodal forces (a force on a node set), which every rank holding a node gives in full,
+  /// rather than a rank's elements' part of them (tractions), which the ranks' parts sum to.
+  bool whole_at_nodes = false;
 };
 
 /// Per-step energy increments, reduced on the device.
@@ -148,13 +152,22 @@ private:
   RealView storage_;
 };
 
+/// A DofView's storage as one array of dofs, comp * num_nodes + node.
+inline RealView flat(const DofView &d) { return RealView(d.data(), d.span()); }
+
 /// Central differences over an ExplicitModel: the state, its step and its energy accounting.
 /// start(dt) sets the initial state; step() advances one step (tests may step it themselves and
 /// watch a quantity; the driver runs it through ExplicitIntegrator).
+///
+/// On many ranks (`parts`, the model built on this rank's part of the mesh): the internal forces
+/// of shared nodes are summed across ranks after each step's element kernels, the masses and load
+/// patterns once; every rank then updates its copy of a shared node alike, and the energies,
+/// reactions and probes count each node on its owner only, summed over the ranks in rank order.
 class CentralDifference : public ExplicitIntegrator {
 public:
   /// Allocates the state and the mass (throws RunError if a node has no mass).
-  explicit CentralDifference(ExplicitModel &model);
+  explicit CentralDifference(ExplicitModel &model, const parallel::Decomposition *parts = nullptr);
+  const parallel::Decomposition *decomposition() const override { return parts_; }
 
   std::string description() const override { return model_.description(); }
   Index num_elements() const override { return model_.num_elements(); }
@@ -196,12 +209,18 @@ private:
   void setup_mass();
   void apply_constraints(double t_new);
   void external_force(double t, const DofView &f);
+  /// The model's load patterns, made whole on every rank (whole_at_nodes ones counted on owners).
+  std::vector<LoadPattern> complete(std::vector<LoadPattern> loads) const;
+  /// Nodes [0, owned) are this rank's; with n of them in all, the kernels count a dof's energy only
+  /// where owned == n or its node is below owned.
+  Index owned_nodes() const { return parts_ ? parts_->owned_nodes() : model_.num_nodes(); }
   /// The history reactions' dofs on the current topology, and their forces now as the last.
   void reaction_dofs();
   /// Adds this step's work of each history reaction (a step's end, before a topology change).
   void reaction_work();
 
   ExplicitModel &model_;
+  const parallel::Decomposition *parts_;
   std::vector<Constraint> constraints_;
   std::vector<LoadPattern> loads_;
   DofView u_, v_, a_, mass_, fint_, fext_; // views of the storage below

@@ -26,6 +26,7 @@ OutputConfig OutputConfig::parse(const InputNode &s) {
   c.histories = HistoryConfig::parse(s, c.file);
   c.checkpoint = CheckpointConfig::parse(s, c.file);
   c.format = parse_exodus_format(s);
+  c.gather = s.get<bool>("gather", false);
   return c;
 }
 

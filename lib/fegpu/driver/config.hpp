@@ -38,6 +38,7 @@ struct OutputConfig {
   HistoryConfig histories;        ///< output: histories (histories.hpp)
   CheckpointConfig checkpoint;    ///< output: checkpoint
   ExodusFormat format;            ///< output: format, compression
+  bool gather = false;            ///< output: gather (many ranks: one file, by rank 0, not one a rank)
   static OutputConfig parse(const InputNode &section);
 };
 

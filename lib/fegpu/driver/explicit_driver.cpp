@@ -19,8 +19,13 @@ bool EnergyReport::finite() const {
   return std::isfinite(balance_error);
 }
 
+// The schedule's errors come from the input and the time step, which every rank knows alike.
 Schedule::Schedule(const TimeConfig &time, double dt_crit) : dt_critical(dt_crit) {
-  if (!(dt_crit > 0) || !std::isfinite(dt_crit)) throw RunError("no stable time step could be estimated");
+  if (!(dt_crit > 0) || !std::isfinite(dt_crit)) {
+    RunError e("no stable time step could be estimated");
+    e.every_rank = true;
+    throw e;
+  }
   dt = time.dt > 0 ? time.dt : time.safety_factor * dt_crit;
   if (time.max_dt > 0) dt = std::min(dt, time.max_dt);
   // Land exactly on end_time with a uniform step no larger than the one chosen.
@@ -28,7 +33,9 @@ Schedule::Schedule(const TimeConfig &time, double dt_crit) : dt_critical(dt_crit
   if (!(n <= 0x1p53)) { // step counts stay exact doubles and fit a long
     char msg[160];
     std::snprintf(msg, sizeof msg, "time: end_time / dt is %.3e steps, more than a run can count", n);
-    throw InputError(msg);
+    InputError e(msg);
+    e.every_rank = true;
+    throw e;
   }
   dt = time.end_time / std::max(1.0, n);
   const long total = static_cast<long>(std::llround(time.end_time / dt));
@@ -49,7 +56,16 @@ EnergyReport checked_energies(ExplicitIntegrator &in, const Schedule &s) {
                 "estimated stability limit %.6e",
                 finite ? "unbounded (energy balance error above 50%)" : "non-finite", in.steps(), in.time(), s.dt,
                 s.dt / s.dt_critical, s.dt_critical);
-  throw RunError(msg);
+  RunError error(msg);
+  error.every_rank = true; // the energies are the sums over every rank
+  throw error;
+}
+
+/// The output file: on many ranks, this rank's (name.N.r) unless rank 0 gathers the output.
+std::string output_file(const RunOptions &opts, const OutputConfig &output, const parallel::Decomposition *parts) {
+  const std::string path = opts.output_path(output.file);
+  if (!parts || parts->gathers()) return path;
+  return ExodusPart::file_name(path, parts->comm().rank(), parts->comm().size());
 }
 
 /// The globals of frames and histories: time_step, the energy terms, energy_error, the module's own.
@@ -75,16 +91,20 @@ std::vector<std::string> driver_global_names(ExplicitIntegrator &in) {
 }
 
 /// One frame: the module's fields and the driver's globals, handed to the writer's thread (a
-/// changed topology opens the series' next file).
-void write_frame(AsyncExodusWriter &w, ExplicitIntegrator &in, const Schedule &s, const EnergyReport &e) {
+/// changed topology opens the series' next file). Every rank calls it; with output gathered, the
+/// fields go to rank 0, the one rank with a writer.
+void write_frame(AsyncExodusWriter *w, ExplicitIntegrator &in, const Schedule &s, const EnergyReport &e) {
   OutputFrame f;
   {
     StepPhase phase("fegpu::driver::output_fields", "output_fields");
     in.fill_output(f);
+    if (const auto *parts = in.decomposition(); parts && parts->gathers()) parts->gather(f.nodal, f.element);
   }
+  std::vector<double> globals = driver_globals(in, s, e);
+  if (!w) return;
   std::optional<HostMesh> next;
-  if (in.take_topology_change() && w.frames_in_file() > 0) next = in.output_mesh();
-  w.write(in.time(), std::move(f.nodal), std::move(f.element), driver_globals(in, s, e), std::move(next));
+  if (in.take_topology_change() && w->frames_in_file() > 0) next = in.output_mesh();
+  w->write(in.time(), std::move(f.nodal), std::move(f.element), std::move(globals), std::move(next));
 }
 
 /// A history row: the time, the driver's globals, then the module's columns.
@@ -102,6 +122,9 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
                         const RunOptions &opts, PhaseTimer &timer, const std::vector<HistoryColumn> &history_columns,
                         const RunIdentity &identity, const CheckpointReader *restart) {
   const Schedule s(time, in.critical_time_step());
+  const parallel::Decomposition *parts = in.decomposition();
+  const parallel::Comm &comm = parallel::world();
+  const bool gathered = parts && parts->gathers();
   if (restart && restart->number("run.dt") != s.dt) {
     char msg[200];
     std::snprintf(msg, sizeof msg,
@@ -144,19 +167,22 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
         history_due.set_next(restart->number("run.history_next"));
       }
     } else {
-      writer = std::make_unique<AsyncExodusWriter>(opts.output_path(output.file), in.output_mesh(), vars, in.title(),
-                                                   output.format);
-      write_frame(*writer, in, s, e);
+      if (!gathered || comm.root())
+        writer = std::make_unique<AsyncExodusWriter>(
+            output_file(opts, output, parts), gathered ? parts->global_mesh() : in.output_mesh(), vars, in.title(),
+            output.format, parts && !gathered ? &parts->exodus_part() : nullptr);
+      write_frame(writer.get(), in, s, e);
     }
     if (!hc.file.empty() && !history) { // (a restart's histories start here if its first run had none)
-      history = std::make_unique<HistoryWriter>(opts.output_path(hc.file), columns, hc.units);
+      if (comm.root()) history = std::make_unique<HistoryWriter>(opts.output_path(hc.file), columns, hc.units);
       history_due.due(in.steps(), in.time(), s.dt);
-      history->write(history_row(in, s, e));
+      const std::vector<double> row = history_row(in, s, e); // every rank: the values are sums over them
+      if (history) history->write(row);
     }
   }
   // What the output will take, said before the run starts where it is large (uncompressed sizes).
   if (!opts.quiet && !restart) {
-    const HostMesh m = in.output_mesh();
+    const HostMesh m = gathered ? parts->global_mesh() : in.output_mesh();
     const ExodusVariables v = in.output_variables();
     const double nn = double(m.xyz.size() / 3), ne = double(m.conn.size() / element_info(m.type).nodes);
     const double mesh_mb = (8.0 * 3 * nn + 4.0 * m.conn.size() + 8.0 * (nn + ne)) / 1e6;
@@ -174,7 +200,7 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
     std::printf("time step %.6e (stability limit %.6e, ratio %.2f), %ld steps to t = %.6e\n", s.dt, s.dt_critical,
                 s.dt / s.dt_critical, s.steps, s.steps * s.dt);
   }
-  if (s.dt > s.dt_critical)
+  if (s.dt > s.dt_critical && comm.root())
     std::fprintf(stderr, "fegpu-kk: warning: the time step %.6e exceeds the estimated stability limit %.6e\n", s.dt,
                  s.dt_critical);
 
@@ -208,6 +234,7 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
 
   Progress progress(opts.progress, s.steps * s.dt);
   RunSummary sum;
+  int stop_signal = 0; // SIGINT or SIGTERM, on any rank
   const auto start = std::chrono::steady_clock::now();
   try {
     {
@@ -216,21 +243,24 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
         in.step();
         const long n = in.steps();
         const double t = in.time();
-        const bool stop = stop_requested() != 0; // SIGINT or SIGTERM: this step is the last
+        // SIGINT or SIGTERM: this step is the last (on every rank: one rank may see it first).
+        stop_signal = parts ? static_cast<int>(comm.max(long(stop_requested()))) : stop_requested();
+        const bool stop = stop_signal != 0;
         const bool due = (every_steps > 0 && n % every_steps == 0) ||
                          (every_time > 0 && t >= next_output - 1e-9 * s.dt) || n == s.steps || stop;
         if (due) {
           auto out = timer.scope("output");
           sum.energies = checked_energies(in, s);
-          write_frame(*writer, in, s, sum.energies);
+          write_frame(writer.get(), in, s, sum.energies);
           while (every_time > 0 && next_output <= t + 1e-9 * s.dt)
             next_output += every_time;
         } else if (n % in.check_interval() == 0) {
           checked_energies(in, s);
         }
-        if (history && (history_due.due(n, t, s.dt) || n == s.steps || stop)) {
+        if (!hc.file.empty() && (history_due.due(n, t, s.dt) || n == s.steps || stop)) {
           auto out = timer.scope("histories");
-          history->write(history_row(in, s, due ? sum.energies : checked_energies(in, s)));
+          const std::vector<double> row = history_row(in, s, due ? sum.energies : checked_energies(in, s));
+          if (history) history->write(row);
         }
         if (cc.enabled && (checkpoint_due.due(n, t, s.dt) || stop) && n < s.steps) checkpoint(n);
         progress.update(n, t);
@@ -238,20 +268,22 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
       }
     }
     auto phase = timer.scope("output"); // the frames the writer's thread has not written yet
-    writer->finish();
+    if (writer) writer->finish();
     if (history) history->close();
   } catch (const RunError &e) {
     progress.finish();
-    throw RunError(e.what() + failed_output_note(writer->path(), writer->replaced()));
+    RunError failed(e.what() + (writer ? failed_output_note(writer->path(), writer->replaced()) : std::string()));
+    failed.every_rank = e.every_rank;
+    throw failed;
   }
   progress.finish();
   sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   sum.steps = in.steps();
   sum.time = in.time();
-  sum.outputs = writer->frames_in_file();
-  sum.output_file = writer->path();
+  sum.outputs = writer ? writer->frames_in_file() : 0;
+  sum.output_file = writer ? writer->path() : output_file(opts, output, parts);
   if (sum.steps == 0) sum.energies = checked_energies(in, s);
-  if (const int sig = stop_requested()) {
+  if (const int sig = stop_signal) {
     char msg[256];
     std::snprintf(msg, sizeof msg, "stopped by %s after step %ld of %ld (t = %.6e); %s ends with that step",
                   signal_name(sig).c_str(), sum.steps, s.steps, sum.time, sum.output_file.c_str());
@@ -267,9 +299,10 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
     std::printf(" %s %.6e,", t.first.c_str(), t.second);
   std::printf(" balance error %.3e\n", sum.energies.balance_error);
   std::printf("%s", in.summary().c_str());
+  const double elements = parts ? double(parts->global_elements()) : double(in.num_elements());
   if (sum.seconds > 0)
-    std::printf("throughput: %.3e element-steps per second (time loop, output included)\n",
-                static_cast<double>(sum.steps) * in.num_elements() / sum.seconds);
+    std::printf("throughput: %.3e element-steps per second (time loop, output included%s)\n",
+                static_cast<double>(sum.steps) * elements / sum.seconds, parts ? ", every rank" : "");
   std::printf("time per phase:\n%s", timer.summary().c_str());
   return sum;
 }
@@ -288,6 +321,18 @@ ExplicitSimulation::ExplicitSimulation(const InputNode &root, const RunOptions &
     time_.max_steps = time_.max_steps > 0 ? std::min(time_.max_steps, opts.max_steps) : opts.max_steps;
   if (root.has("output")) output_ = OutputConfig::parse(root.child("output"));
   identity_ = {root.get<std::string>("physics"), fingerprint(root, {"time", "output"})};
+  if (const int ranks = parallel::world().size(); ranks > 1) {
+    const std::string why = " on one rank only (this run has " + std::to_string(ranks) + ")";
+    if (output_.checkpoint.enabled) root.child("output").child("checkpoint").error("checkpoints are written" + why);
+    if (!opts.restart.empty()) throw InputError("--restart continues a run" + why);
+  }
+}
+
+const HostMesh &ExplicitSimulation::distribute(const HostMesh &global) {
+  const parallel::Comm &comm = parallel::world();
+  if (comm.size() == 1) return global;
+  decomposition_ = std::make_unique<parallel::Decomposition>(global, comm, output_.gather);
+  return decomposition_->mesh();
 }
 
 void ExplicitSimulation::setup() {
@@ -296,7 +341,7 @@ void ExplicitSimulation::setup() {
     auto phase = timer_.scope("setup");
     integrator_ = build();
   }
-  check_output_file(opts_.output_path(output_.file), "output.file");
+  check_output_file(output_file(opts_, output_, decomposition_.get()), "output.file");
   if (!output_.histories.file.empty()) {
     check_output_file(opts_.output_path(output_.histories.file), "output.histories.file");
     history_columns_ = integrator_->history_columns(output_.histories.spec);
@@ -305,10 +350,13 @@ void ExplicitSimulation::setup() {
     restart_ = std::make_unique<CheckpointReader>(opts_.restart);
     check_identity(*restart_, identity_);
   }
-  if (!opts_.quiet) std::printf("%s\n", integrator_->description().c_str());
+  if (!opts_.quiet) {
+    std::printf("%s%s\n", decomposition_ ? "rank 0: " : "", integrator_->description().c_str());
+    if (decomposition_) std::printf("%s\n", decomposition_->stats().str().c_str());
+  }
   // The schedule now, so that --check refuses a run it would refuse, and warns as it would.
   const Schedule s(time_, integrator_->critical_time_step());
-  if (s.steps > 1000000000L)
+  if (s.steps > 1000000000L && parallel::world().root())
     std::fprintf(stderr, "fegpu-kk: warning: the run takes %.3e steps; check time.end_time and time.dt\n",
                  double(s.steps));
 }

@@ -9,6 +9,7 @@
 #include "fegpu/driver/config.hpp"
 #include "fegpu/driver/integrator.hpp"
 #include "fegpu/driver/progress.hpp"
+#include "fegpu/parallel/halo.hpp"
 
 #include <memory>
 
@@ -55,6 +56,11 @@ protected:
   ExplicitSimulation(const InputNode &root, const RunOptions &opts);
   /// Builds the model and its integrator (timed as the set-up phase).
   virtual std::unique_ptr<ExplicitIntegrator> build() = 0;
+  /// The part of `global` this rank runs: on one rank `global` itself; on many, this rank's part
+  /// (parallel/distribute.hpp), divided here, with the exchange that decomposition() then gives
+  /// the integrator. A module that calls it runs on many ranks (FEGPU_REGISTER_MODULE's `ranks`).
+  const HostMesh &distribute(const HostMesh &global);
+  const parallel::Decomposition *decomposition() const { return decomposition_.get(); }
 
   RunOptions opts_;
   TimeConfig time_;
@@ -63,7 +69,8 @@ protected:
   std::unique_ptr<ExplicitIntegrator> integrator_;
   std::vector<HistoryColumn> history_columns_; ///< the module's columns of the histories asked for
   RunIdentity identity_;
-  std::unique_ptr<CheckpointReader> restart_; ///< --restart's checkpoint, read and checked at set-up
+  std::unique_ptr<CheckpointReader> restart_;              ///< --restart's checkpoint, read and checked at set-up
+  std::unique_ptr<parallel::Decomposition> decomposition_; ///< many ranks: this rank's part
 };
 
 } // namespace fegpu

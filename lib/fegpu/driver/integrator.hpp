@@ -16,6 +16,10 @@
 
 namespace fegpu {
 
+namespace parallel {
+class Decomposition;
+}
+
 /// A module's energy terms at the current time, named as the output's global variables
 /// (kinetic_energy, internal_work, ...), and the relative error of their balance.
 struct EnergyReport {
@@ -84,6 +88,9 @@ public:
   virtual bool take_topology_change() { return false; }
   /// Lines the module adds to the end-of-run summary (each ending in a newline), or "".
   virtual std::string summary() { return ""; }
+  /// On many ranks: the division of the mesh the integrator runs on (its output is this rank's
+  /// part); null on one rank. Its energies, globals and history values are the whole run's.
+  virtual const parallel::Decomposition *decomposition() const { return nullptr; }
 };
 
 } // namespace fegpu

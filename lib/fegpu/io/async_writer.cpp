@@ -21,9 +21,9 @@ void quiet_hdf5_on_this_thread() {
 } // namespace
 
 AsyncExodusWriter::AsyncExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title,
-                                     ExodusFormat format, std::size_t depth)
-    : writer_(std::make_unique<ExodusWriter>(path, mesh, std::move(vars), std::move(title), format)), depth_(depth),
-      replaced_(writer_->replaced()), base_(path), path_(writer_->path()) {
+                                     ExodusFormat format, const ExodusPart *part, std::size_t depth)
+    : writer_(std::make_unique<ExodusWriter>(path, mesh, std::move(vars), std::move(title), format, part)),
+      depth_(depth), replaced_(writer_->replaced()), base_(path), path_(writer_->path()) {
   thread_ = std::thread([this] { loop(); });
 }
 

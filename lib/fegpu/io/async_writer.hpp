@@ -21,7 +21,7 @@ namespace fegpu {
 class AsyncExodusWriter {
 public:
   AsyncExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title,
-                    ExodusFormat format = {}, std::size_t depth = 4);
+                    ExodusFormat format = {}, const ExodusPart *part = nullptr, std::size_t depth = 4);
   /// Continues a series after a restart (ExodusWriter's continuing constructor).
   AsyncExodusWriter(std::string path, ExodusVariables vars, int file_index, int frames, std::size_t depth = 4);
   ~AsyncExodusWriter();

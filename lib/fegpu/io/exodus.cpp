@@ -1,50 +1,23 @@
 #include "fegpu/io/exodus.hpp"
 
-#include "fegpu/core/error.hpp"
+#include "exodus_call.hpp"
 #include "fegpu/io/output_files.hpp"
 
-#include <exodusII.h>
-#include <netcdf.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <utility>
 
 namespace fegpu {
 
+/// Writes and reads a rank's Nemesis data (nemesis.cpp).
+void put_nemesis(int exoid, const ExodusPart &part, const std::string &path);
+ExodusPart get_nemesis(int exoid, const std::string &path);
+
 namespace {
 
-/// "; the system says: ..." for an Exodus error code that is netCDF's (negative, above Exodus's
-/// own -1000s) or the system's (positive, below Exodus's 1000s), else for errno; "" for neither.
-std::string system_reason(int code, int sys) {
-  const char *why = nullptr;
-  if ((code < 0 && code > -1000) || (code > 0 && code < 1000))
-    why = nc_strerror(code);
-  else if (sys != 0)
-    why = std::strerror(sys);
-  return why ? std::string(" (") + why + ")" : "";
-}
-
-/// Every Exodus call goes through here: a negative status becomes an exception carrying the
-/// library's own message.
-template <class Error = RunError> void exo(int status, const char *what, const std::string &path) {
-  if (status >= 0) return;
-  const int sys = errno;
-  const char *msg = nullptr, *func = nullptr;
-  int code = 0;
-  ex_get_err(&msg, &func, &code);
-  throw Error(std::string("Exodus ") + what + " failed for '" + path + "'" +
-              (msg && *msg ? std::string(": ") + msg : "") + system_reason(code, sys));
-}
-
-/// Connectivity, sets and id maps cross the API as 64-bit integers (the file stores them as the
-/// format allows: 32 bits in classic netCDF, 64 in netCDF-4).
-using ExInt = int64_t;
-constexpr int kMode = EX_BULK_INT64_API | EX_MAPS_INT64_API;
+using namespace exodus_detail;
 
 int exodus_side(ElementType t, int facet) { return t == ElementType::Shell4 ? facet + 3 : facet + 1; }
 int facet_from_side(ElementType t, int side) { return t == ElementType::Shell4 ? side - 3 : side - 1; }
@@ -81,8 +54,9 @@ std::string ExodusWriter::series_name(const std::string &base, int index) {
 }
 
 ExodusWriter::ExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title,
-                           ExodusFormat format)
-    : base_(std::move(path)), title_(std::move(title)), vars_(std::move(vars)), format_(format) {
+                           ExodusFormat format, const ExodusPart *part)
+    : base_(std::move(path)), title_(std::move(title)), vars_(std::move(vars)), format_(format),
+      part_(part ? std::make_unique<ExodusPart>(*part) : nullptr) {
   ex_opts(0); // errors are reported through exceptions, not printed by the library
   replaced_ = std::filesystem::exists(base_);
   // Later files of an earlier run's series would be read as part of this one: remove them.
@@ -196,6 +170,7 @@ void ExodusWriter::open(const HostMesh &mesh) {
   exo(ex_put_init(exoid_, title_.c_str(), mesh.dim, num_nodes_, num_elems_, blocks_.size(), mesh.node_sets.size(),
                   mesh.side_sets.size()),
       "ex_put_init", p);
+  if (part_) put_nemesis(exoid_, *part_, p);
 
   // Everything is defined in three calls before any data goes in. Each definition after data makes
   // netCDF rewrite the header, and exodus 6 defines an element variable at its first value unless
@@ -513,6 +488,15 @@ std::vector<Index> ExodusReader::connectivity(int block) const {
     out[i] = conn[i] - 1;
   return out;
 }
+
+std::vector<GlobalId> ExodusReader::ids(char kind) const {
+  const std::size_t n = ex_inquire_int(exoid_, kind == 'n' ? EX_INQ_NODES : EX_INQ_ELEM);
+  std::vector<int> ids(n);
+  exo(ex_get_id_map(exoid_, kind == 'n' ? EX_NODE_MAP : EX_ELEM_MAP, ids.data()), "ex_get_id_map", path_);
+  return {ids.begin(), ids.end()};
+}
+
+ExodusPart ExodusReader::part() const { return get_nemesis(exoid_, path_); }
 
 std::vector<double> ExodusReader::nodal(int step, const std::string &name) const {
   const std::vector<double> out(ex_inquire_int(exoid_, EX_INQ_NODES));

@@ -4,6 +4,7 @@
 /// host arrays. Nodal vectors named `<name>_x`, `<name>_y`, `<name>_z` are assembled by ParaView.
 #include "fegpu/mesh/mesh.hpp"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,14 +26,31 @@ struct ExodusFormat {
   int compression = 0;
 };
 
+/// One rank's file of a run divided among ranks, and the Nemesis information in it that ties the
+/// files together: name.N.r holds rank r of N (r zero-padded to the digits of N), which ParaView
+/// opens with its siblings as one dataset. Local numbering, 0-based.
+struct ExodusPart {
+  int rank = 0, ranks = 1;
+  long global_nodes = 0, global_elems = 0;
+  std::vector<int> block_ids, node_set_ids, side_set_ids;        ///< of the whole mesh
+  std::vector<long> block_sizes, node_set_sizes, side_set_sizes; ///< of the whole mesh
+  std::vector<Index> internal_nodes, border_nodes;               ///< border: held by other ranks too
+  std::vector<Index> internal_elems, border_elems;               ///< border: touching a border node
+  std::vector<int> neighbors;                                    ///< ranks sharing nodes, ascending
+  std::vector<std::vector<Index>> shared;                        ///< (neighbor): the nodes shared with it
+  /// The file of rank `rank` of `ranks` for output `base`.
+  static std::string file_name(const std::string &base, int rank, int ranks);
+};
+
 /// Writes one mesh and any number of time steps; flushes after each step so a run that dies
 /// leaves a readable file. When the topology changes, start_next_file() continues the output in
 /// the next file of a numbered series (name.e, name.e-s.0001, name.e-s.0002, ...), which ParaView
 /// opens as one dataset in time.
 class ExodusWriter {
 public:
+  /// With `part`, the file is that rank's (`path` already its name) and holds the Nemesis data.
   ExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title = "fegpu-kk",
-               ExodusFormat format = {});
+               ExodusFormat format = {}, const ExodusPart *part = nullptr);
   /// Continues the series at `path` (a restart) in its file number `file_index` (1-based) after
   /// its frame `frames`: frames after it are written over as the run reaches them, later files of
   /// the series are removed. InputError if that file is missing, has fewer frames or other
@@ -63,6 +81,7 @@ private:
   std::string base_, current_, title_;
   ExodusVariables vars_;
   ExodusFormat format_;
+  std::unique_ptr<ExodusPart> part_;
   std::vector<ElementBlock> blocks_; ///< all blocks, the extra ones as ranges after the main elements
   std::vector<int> truth_;           ///< (block, element variable): 1 where it is defined
   int exoid_ = -1, step_ = 0, file_index_ = 1;
@@ -90,6 +109,11 @@ public:
   /// of the file's blocks), for post-processing a series whose blocks differ in type.
   std::vector<double> coordinates() const;
   std::vector<Index> connectivity(int block) const;
+  /// The global ids of the nodes ('n') or elements ('e'): the id maps.
+  std::vector<GlobalId> ids(char kind) const;
+  /// The Nemesis information of a rank's file (ExodusPart::ranks 1 where there is none); the
+  /// global set and block tables are not read back.
+  ExodusPart part() const;
 
 private:
   int index_of(char kind, const std::string &name) const;

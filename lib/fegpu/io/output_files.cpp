@@ -21,6 +21,7 @@ void check_output_file(const std::string &path, const std::string &key) {
   if (dir.empty()) dir = ".";
   while (!fs::exists(dir, ec) && dir.has_parent_path() && dir.parent_path() != dir)
     dir = dir.parent_path();
+  if (!fs::exists(dir, ec) && dir.is_relative()) dir = "."; // "out/x.e" with no "out" yet
   if (!fs::is_directory(dir, ec))
     throw InputError(key + ": cannot write '" + path + "': '" + dir.string() + "' is not a folder");
   if (::access(dir.c_str(), W_OK | X_OK) != 0)

@@ -17,19 +17,6 @@ template <class Set> const Set &find_set(const std::vector<Set> &sets, const std
                    "' (it has: " + (list.empty() ? "none" : list) + ")");
 }
 
-template <class T> DeviceView<T *> to_device(const std::string &label, const std::vector<T> &v) {
-  DeviceView<T *> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), v.size());
-  Kokkos::View<const T *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(v.data(), v.size());
-  Kokkos::deep_copy(d, h);
-  return d;
-}
-template <class V> std::vector<typename V::non_const_value_type> to_host(const V &d) {
-  std::vector<typename V::non_const_value_type> v(d.extent(0));
-  Kokkos::View<typename V::non_const_value_type *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(
-      v.data(), v.size());
-  Kokkos::deep_copy(h, d);
-  return v;
-}
 } // namespace
 
 void facet_geometry(const Mesh &m, const std::vector<Index> &elems, const std::vector<Index> &facets,
@@ -142,12 +129,12 @@ HostMesh download(const Mesh &m) {
   return h;
 }
 
-Index nearest_node(const CoordView &coords, const std::array<double, 3> &point) {
+Index nearest_node(const CoordView &coords, const std::array<double, 3> &point, Index count) {
   using Loc = Kokkos::MinFirstLoc<double, Index>;
   Loc::value_type best;
   const double px = point[0], py = point[1], pz = point[2];
   Kokkos::parallel_reduce(
-      "fegpu::mesh::nearest_node", range(0, static_cast<Index>(coords.extent(0))),
+      "fegpu::mesh::nearest_node", range(0, count >= 0 ? count : static_cast<Index>(coords.extent(0))),
       KOKKOS_LAMBDA(Index n, Loc::value_type & b) {
         const double dx = coords(n, 0) - px, dy = coords(n, 1) - py, dz = coords(n, 2) - pz;
         const double d = dx * dx + dy * dy + dz * dz;

@@ -95,8 +95,9 @@ void facet_geometry(const Mesh &m, const std::vector<Index> &elems, const std::v
                     std::vector<Index> &nodes, std::vector<double> &xy);
 
 /// The node nearest `point` (x, y, z; 2D meshes have z = 0), the lowest index among equals so that
-/// every backend picks the same one: for loads and pins placed at a point.
-Index nearest_node(const CoordView &coords, const std::array<double, 3> &point);
+/// every backend picks the same one: for loads and pins placed at a point. Among the first `count`
+/// nodes where count >= 0 (a rank's own).
+Index nearest_node(const CoordView &coords, const std::array<double, 3> &point, Index count = -1);
 
 /// The nodes of a node set, or of every facet of a side set (sorted, unique), on the current
 /// topology; InputError (listing the names) if the mesh has no such set.

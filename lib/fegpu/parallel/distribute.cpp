@@ -1,0 +1,234 @@
+#include "fegpu/parallel/distribute.hpp"
+
+#include "fegpu/core/error.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <numeric>
+
+#ifdef FEGPU_HAVE_MPI
+#include <metis.h>
+#endif
+
+namespace fegpu::parallel {
+
+namespace {
+
+/// node -> elements (ascending), on the host: set-up only.
+struct NodeElements {
+  std::vector<std::size_t> offsets;
+  std::vector<Index> elems;
+  NodeElements(const HostMesh &m) {
+    const int npe = element_info(m.type).nodes;
+    const std::size_t nn = m.xyz.size() / 3, ne = m.conn.size() / npe;
+    offsets.assign(nn + 1, 0);
+    for (Index n : m.conn)
+      ++offsets[n + 1];
+    std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
+    elems.resize(m.conn.size());
+    std::vector<std::size_t> next(offsets.begin(), offsets.end() - 1);
+    for (std::size_t e = 0; e < ne; ++e) // ascending elements: each list comes out sorted
+      for (int k = 0; k < npe; ++k)
+        elems[next[m.conn[e * npe + k]]++] = static_cast<Index>(e);
+  }
+  std::size_t begin(std::size_t n) const { return offsets[n]; }
+  std::size_t end(std::size_t n) const { return offsets[n + 1]; }
+};
+
+/// The ranks holding node n, ascending and unique.
+void node_ranks(const NodeElements &n2e, const std::vector<int> &part, std::size_t n, std::vector<int> &ranks) {
+  ranks.clear();
+  for (std::size_t i = n2e.begin(n); i < n2e.end(n); ++i)
+    ranks.push_back(part[n2e.elems[i]]);
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+}
+
+} // namespace
+
+double PartitionStats::imbalance() const {
+  if (elements.empty()) return 1;
+  const double total = std::accumulate(elements.begin(), elements.end(), 0.0);
+  return total > 0 ? *std::max_element(elements.begin(), elements.end()) * elements.size() / total : 1;
+}
+
+std::string PartitionStats::str() const {
+  const auto [lo, hi] = std::minmax_element(elements.begin(), elements.end());
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "partition: %zu ranks (METIS k-way), %ld to %ld elements a rank (imbalance %.3f), %ld shared nodes, "
+                "%ld cut facets",
+                elements.size(), *lo, *hi, imbalance(), shared_nodes, cut_facets);
+  return line;
+}
+
+std::vector<int> partition_elements(const HostMesh &mesh, int parts, long *edge_cut) {
+  const ElementInfo info = element_info(mesh.type);
+  const std::size_t ne = mesh.conn.size() / info.nodes;
+  if (edge_cut) *edge_cut = 0;
+  if (parts == 1) return std::vector<int>(ne, 0);
+  if (static_cast<std::size_t>(parts) > ne) {
+    RunError e("the mesh has " + std::to_string(ne) + " elements, fewer than the " + std::to_string(parts) +
+               " ranks: run on fewer");
+    e.every_rank = true;
+    throw e;
+  }
+#ifdef FEGPU_HAVE_MPI
+  idx_t n_elems = static_cast<idx_t>(ne), n_nodes = static_cast<idx_t>(mesh.xyz.size() / 3);
+  std::vector<idx_t> eptr(ne + 1), eind(mesh.conn.begin(), mesh.conn.end());
+  for (std::size_t e = 0; e <= ne; ++e)
+    eptr[e] = static_cast<idx_t>(e * info.nodes);
+  idx_t options[METIS_NOPTIONS];
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_SEED] = 1; // the same partition on every rank and every run
+  options[METIS_OPTION_NUMBERING] = 0;
+  // Elements are neighbours in the dual graph where they share a whole facet.
+  idx_t ncommon = info.nodes_per_facet, nparts = parts, cut = 0;
+  std::vector<idx_t> epart(ne), npart(n_nodes);
+  const int status = METIS_PartMeshDual(&n_elems, &n_nodes, eptr.data(), eind.data(), nullptr, nullptr, &ncommon,
+                                        &nparts, nullptr, options, &cut, epart.data(), npart.data());
+  if (status != METIS_OK) throw RunError("METIS could not partition the mesh (status " + std::to_string(status) + ")");
+  if (edge_cut) *edge_cut = cut;
+  return std::vector<int>(epart.begin(), epart.end());
+#else
+  throw RunError("this build has no MPI, hence no partitioner (cmake -DFEGPU_ENABLE_MPI=ON)");
+#endif
+}
+
+PartitionStats partition_stats(const HostMesh &mesh, const std::vector<int> &part, int parts) {
+  const ElementInfo info = element_info(mesh.type);
+  const std::size_t ne = mesh.conn.size() / info.nodes, nn = mesh.xyz.size() / 3;
+  PartitionStats s;
+  s.elements.assign(parts, 0);
+  for (int r : part)
+    ++s.elements[r];
+  const NodeElements n2e(mesh);
+  std::vector<int> ranks;
+  for (std::size_t n = 0; n < nn; ++n) {
+    node_ranks(n2e, part, n, ranks);
+    s.shared_nodes += ranks.size() > 1;
+  }
+  // A facet is cut where the element across it (the other element holding all its nodes) is on
+  // another rank; each counted from its lower element.
+  const auto node = [&](std::size_t e, int f, int k) {
+    return mesh.conn[e * info.nodes + facet_node(mesh.type, f, k)];
+  };
+  for (std::size_t e = 0; e < ne; ++e)
+    for (int f = 0; f < info.corners; ++f) {
+      const Index first = node(e, f, 0);
+      for (std::size_t i = n2e.begin(first); i < n2e.end(first); ++i) {
+        const std::size_t o = n2e.elems[i];
+        if (o <= e || part[o] == part[e]) continue;
+        bool all = true;
+        for (int k = 1; k < info.nodes_per_facet && all; ++k) {
+          const Index *c = &mesh.conn[o * info.nodes];
+          all = std::find(c, c + info.nodes, node(e, f, k)) != c + info.nodes;
+        }
+        s.cut_facets += all;
+      }
+    }
+  return s;
+}
+
+LocalMesh local_part(const HostMesh &g, const std::vector<int> &part, int rank) {
+  const ElementInfo info = element_info(g.type);
+  const std::size_t ne = g.conn.size() / info.nodes, nn = g.xyz.size() / 3;
+  FEGPU_CHECK(part.size() == ne, "local_part: one rank per element");
+  FEGPU_CHECK(g.extra_blocks.empty(), "local_part: a mesh without extra (output) blocks");
+  const NodeElements n2e(g);
+  LocalMesh out;
+  // Nodes: the held ones, owned (lowest holding rank is this one) first, each group in global order.
+  std::vector<Index> g2l(nn, -1);
+  std::vector<int> ranks;
+  std::vector<std::size_t> others; // held, owned elsewhere
+  for (std::size_t n = 0; n < nn; ++n) {
+    if (n2e.begin(n) == n2e.end(n)) {
+      RunError e(g.source + ": node " + std::to_string(g.node_gid.empty() ? GlobalId(n + 1) : g.node_gid[n]) +
+                 " belongs to no element (no rank holds it)");
+      e.every_rank = true;
+      throw e;
+    }
+    node_ranks(n2e, part, n, ranks);
+    if (!std::binary_search(ranks.begin(), ranks.end(), rank)) continue;
+    if (ranks.front() == rank) {
+      g2l[n] = static_cast<Index>(out.node_index.size());
+      out.node_index.push_back(static_cast<long>(n));
+    } else {
+      others.push_back(n);
+    }
+  }
+  out.owned_nodes = static_cast<Index>(out.node_index.size());
+  for (std::size_t n : others) {
+    g2l[n] = static_cast<Index>(out.node_index.size());
+    out.node_index.push_back(static_cast<long>(n));
+  }
+  // Neighbours and the nodes shared with each, in global order.
+  std::vector<std::vector<Index>> by_rank;
+  std::vector<int> rank_slot;
+  for (std::size_t n = 0; n < nn; ++n) {
+    if (g2l[n] < 0) continue;
+    node_ranks(n2e, part, n, ranks);
+    for (int r : ranks) {
+      if (r == rank) continue;
+      if (rank_slot.size() <= static_cast<std::size_t>(r)) rank_slot.resize(r + 1, -1);
+      if (rank_slot[r] < 0) {
+        rank_slot[r] = static_cast<int>(out.neighbors.size());
+        out.neighbors.push_back(r);
+        by_rank.emplace_back();
+      }
+      by_rank[rank_slot[r]].push_back(g2l[n]);
+    }
+  }
+  std::vector<std::size_t> order(out.neighbors.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return out.neighbors[a] < out.neighbors[b]; });
+  std::vector<int> sorted_neighbors;
+  for (std::size_t k : order) {
+    sorted_neighbors.push_back(out.neighbors[k]);
+    out.shared.push_back(std::move(by_rank[k]));
+  }
+  out.neighbors = std::move(sorted_neighbors);
+
+  // The mesh: elements in global order, renumbered nodes, global ids.
+  HostMesh &m = out.mesh;
+  m.type = g.type;
+  m.dim = g.dim;
+  m.source = g.source;
+  std::vector<Index> e2l(ne, -1);
+  for (std::size_t e = 0; e < ne; ++e)
+    if (part[e] == rank) {
+      e2l[e] = static_cast<Index>(out.elem_index.size());
+      out.elem_index.push_back(static_cast<long>(e));
+      m.elem_gid.push_back(g.elem_gid.empty() ? GlobalId(e + 1) : g.elem_gid[e]);
+      for (int k = 0; k < info.nodes; ++k)
+        m.conn.push_back(g2l[g.conn[e * info.nodes + k]]);
+    }
+  for (long n : out.node_index) {
+    m.xyz.insert(m.xyz.end(), g.xyz.begin() + 3 * n, g.xyz.begin() + 3 * n + 3);
+    m.node_gid.push_back(g.node_gid.empty() ? GlobalId(n + 1) : g.node_gid[n]);
+  }
+  const auto local_begin = [&](Index global) {
+    return static_cast<Index>(std::lower_bound(out.elem_index.begin(), out.elem_index.end(), long(global)) -
+                              out.elem_index.begin());
+  };
+  for (ElementBlock b : g.blocks) {
+    b.begin = local_begin(b.begin), b.end = local_begin(b.end);
+    m.blocks.push_back(b);
+  }
+  for (const auto &s : g.node_sets) {
+    HostMesh::Set t{s.name, s.id, {}, {}};
+    for (Index n : s.a)
+      if (g2l[n] >= 0) t.a.push_back(g2l[n]);
+    m.node_sets.push_back(std::move(t));
+  }
+  for (const auto &s : g.side_sets) {
+    HostMesh::Set t{s.name, s.id, {}, {}};
+    for (std::size_t i = 0; i < s.a.size(); ++i)
+      if (e2l[s.a[i]] >= 0) t.a.push_back(e2l[s.a[i]]), t.b.push_back(s.b[i]);
+    m.side_sets.push_back(std::move(t));
+  }
+  return out;
+}
+
+} // namespace fegpu::parallel

@@ -1,0 +1,59 @@
+#pragma once
+/// \file distribute.hpp
+/// A mesh divided among ranks by its elements, with shared nodes (the pattern of NimbleSM and
+/// OpenRadioss): each element belongs to one rank, which holds every node of its elements; a node
+/// on the border between ranks is held by each of them, each summing its own elements' part of the
+/// node's forces and mass, and the exchange (halo.hpp) completes those sums. The lowest rank that
+/// holds a node owns it: sums over nodes (energies, reactions, output) count the node there only.
+///
+/// Every rank holds the whole mesh while it is divided (each reads or generates it): cheap up to
+/// some 10^7 elements (a T6 mesh of 10^7 elements takes about 1.3 GB of host memory a rank, for
+/// the seconds of set-up). Files split beforehand would come in here, as another way to make a
+/// LocalMesh.
+#include "fegpu/mesh/mesh.hpp"
+
+#include <string>
+#include <vector>
+
+namespace fegpu::parallel {
+
+/// How good a partition is: elements per rank, nodes held by more than one rank, and the facets
+/// between elements of different ranks (the edge cut of the element dual graph).
+struct PartitionStats {
+  std::vector<long> elements; ///< (rank)
+  long shared_nodes = 0, cut_facets = 0;
+  /// The largest rank's elements over the mean (1 is perfect balance).
+  double imbalance() const;
+  /// One line for the start of a run.
+  std::string str() const;
+};
+
+/// Each element's rank: METIS k-way partition of the element dual graph (elements adjacent through
+/// a facet), seeded, so that every rank computes the same one; `edge_cut`, if given, receives
+/// METIS' count of dual-graph edges cut. RunError in a build without METIS (no MPI), if METIS
+/// fails, or if the mesh has fewer elements than parts.
+std::vector<int> partition_elements(const HostMesh &mesh, int parts, long *edge_cut = nullptr);
+
+/// The quality of partition `part` (each element's rank, 0 <= rank < parts), counted independently
+/// of METIS (the test compares the two).
+PartitionStats partition_stats(const HostMesh &mesh, const std::vector<int> &part, int parts);
+
+/// What one rank holds of a mesh divided by partition_elements().
+struct LocalMesh {
+  /// The rank's elements in their global order (every block kept, possibly empty), the nodes they
+  /// touch (owned ones first, each group in global order), the sets' members among those, and
+  /// the global ids of both (1-based global positions where the mesh had none).
+  HostMesh mesh;
+  Index owned_nodes = 0;                    ///< nodes [0, owned_nodes) are this rank's own
+  std::vector<long> node_index, elem_index; ///< (local node / element): its position in the global mesh
+  std::vector<int> neighbors;               ///< ranks holding a node this one holds, ascending
+  /// (neighbor): the local nodes that rank also holds, in global order (both ranks list the same
+  /// nodes in the same order, so a buffer of them needs no ids).
+  std::vector<std::vector<Index>> shared;
+};
+
+/// Rank `rank`'s part of `global` under partition `part`. RunError if a node belongs to no element
+/// (no rank would hold it).
+LocalMesh local_part(const HostMesh &global, const std::vector<int> &part, int rank);
+
+} // namespace fegpu::parallel

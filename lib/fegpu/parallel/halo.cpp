@@ -1,0 +1,145 @@
+#include "fegpu/parallel/halo.hpp"
+
+#include "fegpu/core/error.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#ifdef FEGPU_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace fegpu::parallel {
+
+Decomposition::Decomposition(const HostMesh &global, const Comm &comm, bool gather) : comm_(comm), gather_(gather) {
+  Kokkos::Profiling::ScopedRegion region("fegpu::parallel::decompose");
+  // Every rank divides the mesh (so that an error in it is every rank's); rank 0's division is
+  // the one used, should a machine of another kind have come to another.
+  std::vector<int> part = partition_elements(global, comm.size());
+  comm.broadcast(part, 0);
+  stats_ = partition_stats(global, part, comm.size());
+  for (int r = 0; r < comm.size(); ++r)
+    if (stats_.elements[r] == 0) {
+      RunError e("METIS left rank " + std::to_string(r) + " without elements: run on fewer ranks");
+      e.every_rank = true;
+      throw e;
+    }
+  local_ = local_part(global, part, comm.rank());
+
+  // The plan: entries sent to each neighbour (its shared nodes, in the order both sides list
+  // them), this rank's shared nodes, and for each of those the entries to add, in rank order.
+  std::vector<Index> send, self;
+  offsets_.assign(1, 0);
+  for (const auto &s : local_.shared) {
+    send.insert(send.end(), s.begin(), s.end());
+    offsets_.push_back(static_cast<int>(send.size()));
+    self.insert(self.end(), s.begin(), s.end());
+  }
+  std::sort(self.begin(), self.end());
+  self.erase(std::unique(self.begin(), self.end()), self.end());
+  const auto slot = [&](Index n) {
+    return static_cast<Index>(std::lower_bound(self.begin(), self.end(), n) - self.begin());
+  };
+  std::vector<std::vector<std::pair<int, Index>>> terms(self.size()); // (rank, entry of combined_)
+  for (std::size_t j = 0; j < self.size(); ++j)
+    terms[j].push_back({comm.rank(), static_cast<Index>(j)});
+  for (std::size_t k = 0; k < local_.neighbors.size(); ++k)
+    for (std::size_t i = 0; i < local_.shared[k].size(); ++i)
+      terms[slot(local_.shared[k][i])].push_back(
+          {local_.neighbors[k], static_cast<Index>(self.size() + offsets_[k] + i)});
+  std::vector<Index> from_offsets{0}, from;
+  for (auto &t : terms) {
+    std::sort(t.begin(), t.end());
+    for (const auto &[rank, entry] : t)
+      from.push_back(entry);
+    from_offsets.push_back(static_cast<Index>(from.size()));
+  }
+  send_nodes_ = to_device("fegpu::parallel::send_nodes", send);
+  self_nodes_ = to_device("fegpu::parallel::shared_nodes", self);
+  from_offsets_ = to_device("fegpu::parallel::sum_offsets", from_offsets);
+  from_ = to_device("fegpu::parallel::sum_terms", from);
+
+  // Output: this rank's Nemesis data; the positions rank 0 gathers into.
+  ExodusPart &p = part_;
+  p.rank = comm.rank(), p.ranks = comm.size();
+  p.global_nodes = static_cast<long>(global.xyz.size() / 3);
+  p.global_elems = static_cast<long>(part.size());
+  for (const auto &b : global.blocks)
+    p.block_ids.push_back(b.id), p.block_sizes.push_back(b.end - b.begin);
+  for (const auto &s : global.node_sets)
+    p.node_set_ids.push_back(s.id), p.node_set_sizes.push_back(static_cast<long>(s.a.size()));
+  for (const auto &s : global.side_sets)
+    p.side_set_ids.push_back(s.id), p.side_set_sizes.push_back(static_cast<long>(s.a.size()));
+  const HostMesh &m = local_.mesh;
+  std::vector<char> border(m.xyz.size() / 3, 0);
+  for (Index n : self)
+    border[n] = 1;
+  for (std::size_t n = 0; n < border.size(); ++n)
+    (border[n] ? p.border_nodes : p.internal_nodes).push_back(static_cast<Index>(n));
+  const int npe = element_info(m.type).nodes;
+  for (std::size_t e = 0; e < local_.elem_index.size(); ++e) {
+    bool touches = false;
+    for (int k = 0; k < npe; ++k)
+      touches = touches || border[m.conn[e * npe + k]];
+    (touches ? p.border_elems : p.internal_elems).push_back(static_cast<Index>(e));
+  }
+  p.neighbors = local_.neighbors;
+  p.shared = local_.shared;
+  if (gather_) {
+    if (comm.root()) global_ = global;
+    gathered_nodes_ =
+        comm.gather(std::vector<long>(local_.node_index.begin(), local_.node_index.begin() + local_.owned_nodes));
+    gathered_elems_ = comm.gather(local_.elem_index);
+  }
+}
+
+void Decomposition::gather(std::vector<std::vector<double>> &nodal, std::vector<std::vector<double>> &element) const {
+  FEGPU_CHECK(gather_, "gather() of a decomposition made without gathering");
+  const auto collect = [&](std::vector<double> &v, const std::vector<long> &at, std::size_t total, std::size_t mine) {
+    v.resize(mine);
+    const std::vector<double> all = comm_.gather(v);
+    v.clear();
+    if (!comm_.root()) return;
+    v.assign(total, 0.0);
+    for (std::size_t i = 0; i < all.size(); ++i)
+      v[at[i]] = all[i];
+  };
+  for (auto &v : nodal)
+    collect(v, gathered_nodes_, part_.global_nodes, local_.owned_nodes); // owned nodes come first
+  for (auto &v : element)
+    collect(v, gathered_elems_, part_.global_elems, local_.elem_index.size());
+}
+
+#ifdef FEGPU_HAVE_MPI
+
+void Decomposition::exchange(int nc, const std::function<void()> &pack) const {
+  const std::size_t sent = send_nodes_.extent(0), own = self_nodes_.extent(0);
+  if (nc > capacity_nc_) {
+    send_ = PinnedView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::send"), sent * nc);
+    combined_ = PinnedView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::received"),
+                           (own + sent) * nc); // as many received as sent: the lists are symmetric
+    capacity_nc_ = nc;
+  }
+  const std::size_t k = local_.neighbors.size();
+  std::vector<MPI_Request> requests(2 * k);
+  constexpr int tag = 7301;
+  for (std::size_t i = 0; i < k; ++i)
+    MPI_Irecv(combined_.data() + (own + offsets_[i]) * nc, (offsets_[i + 1] - offsets_[i]) * nc, MPI_DOUBLE,
+              local_.neighbors[i], tag, MPI_COMM_WORLD, &requests[i]);
+  pack();
+  ExecSpace().fence("fegpu::parallel::packed");
+  for (std::size_t i = 0; i < k; ++i)
+    MPI_Isend(send_.data() + offsets_[i] * nc, (offsets_[i + 1] - offsets_[i]) * nc, MPI_DOUBLE, local_.neighbors[i],
+              tag, MPI_COMM_WORLD, &requests[k + i]);
+  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+}
+
+#else
+
+void Decomposition::exchange(int, const std::function<void()> &) const {
+  FEGPU_CHECK(false, "an exchange between ranks in a build without MPI");
+}
+
+#endif
+
+} // namespace fegpu::parallel

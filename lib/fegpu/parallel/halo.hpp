@@ -1,0 +1,127 @@
+#pragma once
+/// \file halo.hpp
+/// A run divided among ranks: this rank's part of the mesh (distribute.hpp), the exchange that
+/// completes sums over the nodes several ranks hold, and what the output needs of the division.
+/// It lives here once; the integrators call sum() where a nodal sum must be whole (forces each
+/// step, masses and load patterns once), and no module exchanges anything itself.
+///
+/// The exchange: receives are posted first; the device packs each neighbour's shared rows into
+/// host-pinned buffers (neither Debian's MPI nor the GPU machines' is CUDA-aware), MPI sends them;
+/// then every holder of a node adds the rows of all holders in rank order, its own among them, so
+/// that each copy of the node ends with the same bits and a run on N ranks repeats bit for bit.
+#include "fegpu/core/types.hpp"
+#include "fegpu/io/exodus.hpp"
+#include "fegpu/parallel/comm.hpp"
+#include "fegpu/parallel/distribute.hpp"
+
+#include <functional>
+#include <vector>
+
+namespace fegpu::parallel {
+
+/// (entry * components + component): packed rows. Pinned host memory the device reads and writes
+/// directly (ordinary host memory in a CPU build).
+using PinnedView = Kokkos::View<double *, Kokkos::SharedHostPinnedSpace>;
+
+namespace halo_kernels {
+
+template <class View> KOKKOS_INLINE_FUNCTION auto &row(const View &v, Index n, int c) {
+  if constexpr (View::rank() == 1)
+    return v(n);
+  else
+    return v(n, c);
+}
+
+/// send(i) = the rows of send_nodes(i); own(j) = the rows of self_nodes(j) (this rank's part).
+template <class View>
+void pack(const View &v, int nc, const IndexView &send_nodes, const PinnedView &send, const IndexView &self_nodes,
+          const PinnedView &own) {
+  const Index ns = static_cast<Index>(send_nodes.extent(0)), nself = static_cast<Index>(self_nodes.extent(0));
+  Kokkos::parallel_for(
+      "fegpu::parallel::pack", range(0, ns + nself), KOKKOS_LAMBDA(Index i) {
+        const bool out = i < ns;
+        const Index n = out ? send_nodes(i) : self_nodes(i - ns);
+        const PinnedView &buf = out ? send : own;
+        const Index at = out ? i : i - ns;
+        for (int c = 0; c < nc; ++c)
+          buf(at * nc + c) = row(v, n, c);
+      });
+}
+
+/// Each shared row = the sum, in rank order, of the entries `from` lists for it.
+template <class View>
+void add(const View &v, int nc, const IndexView &self_nodes, const IndexView &from_offsets, const IndexView &from,
+         const PinnedView &combined) {
+  Kokkos::parallel_for(
+      "fegpu::parallel::add", range(0, static_cast<Index>(self_nodes.extent(0))), KOKKOS_LAMBDA(Index j) {
+        for (int c = 0; c < nc; ++c) {
+          double s = 0;
+          for (Index k = from_offsets(j); k < from_offsets(j + 1); ++k)
+            s += combined(from(k) * nc + c);
+          row(v, self_nodes(j), c) = s;
+        }
+      });
+}
+
+} // namespace halo_kernels
+
+class Decomposition {
+public:
+  /// Divides `global` among `comm`'s ranks (METIS, on every rank alike; rank 0's division kept) and
+  /// plans the exchange. With `gather`, rank 0 keeps the whole mesh for output gathered into one
+  /// file. RunError (on every rank) if a rank would hold no element.
+  Decomposition(const HostMesh &global, const Comm &comm, bool gather);
+
+  const Comm &comm() const { return comm_; }
+  const LocalMesh &local() const { return local_; }
+  /// This rank's mesh: the one its model is built on.
+  const HostMesh &mesh() const { return local_.mesh; }
+  Index owned_nodes() const { return local_.owned_nodes; }
+  const PartitionStats &stats() const { return stats_; }
+  long global_elements() const { return part_.global_elems; }
+  /// Local node n's position in the whole mesh (the order a one-rank run knows it by).
+  long node_index(Index n) const { return local_.node_index[n]; }
+
+  /// Completes the rows of shared nodes of `v`, a device View (node) or (node, component) of
+  /// partial sums: each becomes the sum over the ranks holding the node, in rank order. Collective.
+  template <class View> void sum(const View &v) const {
+    if (local_.neighbors.empty()) return;
+    Kokkos::Profiling::ScopedRegion region("fegpu::parallel::sum");
+    const int nc = View::rank() == 1 ? 1 : static_cast<int>(v.extent(1));
+    exchange(nc, [&] { halo_kernels::pack(v, nc, send_nodes_, send_, self_nodes_, combined_); });
+    halo_kernels::add(v, nc, self_nodes_, from_offsets_, from_, combined_);
+  }
+
+  /// This rank's output file's Nemesis data.
+  const ExodusPart &exodus_part() const { return part_; }
+  /// Output gathered into one file by rank 0.
+  bool gathers() const { return gather_; }
+  /// The whole mesh (rank 0, gathering).
+  const HostMesh &global_mesh() const { return global_; }
+  /// A frame's fields (nodal: one value per local node; element: one per local element) become on
+  /// rank 0 the whole mesh's, in its order (owned nodes give the values); empty elsewhere. Collective.
+  void gather(std::vector<std::vector<double>> &nodal, std::vector<std::vector<double>> &element) const;
+
+private:
+  /// Sizes the buffers for nc components, posts the receives, runs `pack`, waits for the device,
+  /// sends and waits for every message.
+  void exchange(int nc, const std::function<void()> &pack) const;
+
+  const Comm &comm_;
+  LocalMesh local_;
+  PartitionStats stats_;
+  ExodusPart part_;
+  bool gather_ = false;
+  HostMesh global_;                                   ///< rank 0, gathering
+  std::vector<long> gathered_nodes_, gathered_elems_; ///< rank 0: every rank's owned nodes and elements, in turn
+
+  IndexView send_nodes_;          // (entry): the local node of each entry sent, neighbour after neighbour
+  IndexView self_nodes_;          // (shared node): the nodes other ranks hold too, ascending
+  IndexView from_offsets_, from_; // (shared node + 1), (term): entries of combined_ to add, in rank order
+  std::vector<int> offsets_;      // (neighbour + 1): its first entry in send_ and among those received
+  mutable PinnedView send_;       // (entry * nc + c)
+  mutable PinnedView combined_;   // (entry * nc + c): this rank's shared rows, then each neighbour's
+  mutable int capacity_nc_ = 0;   // components the buffers are sized for
+};
+
+} // namespace fegpu::parallel
