@@ -19,6 +19,7 @@
 ///   solver: {scheme: standard | fused | element_local, scatter: coloring | atomic, damping: 0.0}
 #include "fegpu/core/error.hpp"
 #include "fegpu/mesh/mesh_input.hpp"
+#include "fegpu/parallel/comm.hpp"
 #include "shell_model.hpp"
 
 namespace fegpu::shell {
@@ -139,6 +140,11 @@ Config parse_config(const InputNode &root, const HostMesh &mesh) {
     const InputNode s = root.child("solver");
     const std::string scheme = s.get_choice("scheme", {"standard", "fused", "element_local"}, "standard");
     c.scheme = scheme == "standard" ? Scheme::Standard : (scheme == "fused" ? Scheme::Fused : Scheme::ElementLocal);
+    // Their nodes' updates live inside the element kernels, which would need the exchange in the
+    // middle of a launch: on many ranks only the standard scheme runs.
+    if (const int ranks = parallel::world().size(); ranks > 1 && c.scheme != Scheme::Standard)
+      s.child("scheme").error("the " + scheme + " scheme runs on one rank (this run has " + std::to_string(ranks) +
+                              "): use the standard scheme");
     // The fused scheme sums its forces with atomics: all of a node's elements update it in one launch.
     const std::string scatter =
         s.get_choice("scatter", {"coloring", "atomic"}, c.scheme == Scheme::Fused ? "atomic" : "coloring");

@@ -19,7 +19,10 @@ public:
         config_(parse_config(root, mesh_)) {}
 
 private:
-  std::unique_ptr<ExplicitIntegrator> build() override { return std::make_unique<ShellModel>(mesh_, config_); }
+  std::unique_ptr<ExplicitIntegrator> build() override {
+    const HostMesh &part = distribute(mesh_); // before decomposition(), which it makes
+    return std::make_unique<ShellModel>(part, config_, decomposition());
+  }
 
   HostMesh mesh_;
   Config config_;
@@ -28,7 +31,7 @@ private:
 } // namespace
 
 FEGPU_REGISTER_MODULE(explicit_shell, "explicit_shell",
-                      "explicit dynamics of MITC4 shells with large displacements and rotations", Ranks::One,
+                      "explicit dynamics of MITC4 shells with large displacements and rotations", Ranks::Many,
                       [](const InputNode &root, const RunOptions &opts) -> std::unique_ptr<Simulation> {
                         return std::make_unique<ShellSimulation>(root, opts);
                       });

@@ -174,8 +174,9 @@ KOKKOS_INLINE_FUNCTION void measure(double damping, double external, const NodeE
 /// from them. Every array but the prescribed rotation axes has one entry per node.
 struct NodeArrays {
   Rows nodes;
-  double *X, *x, *d, *v, *w, *f, *m;                    // state and forces at t(n)
-  double *unit_pressure;                                // fixed-direction pressure's force per unit pressure, or null
+  Index owned_count;                 // nodes [0, owned_count) are this rank's: the others' forces start from zero
+  double *X, *x, *d, *v, *w, *f, *m; // state and forces at t(n)
+  double *unit_pressure;             // fixed-direction pressure's force per unit pressure, or null
   double *inv_mass, *inv_rotary, *mass, *rotary, *work; // work: (node, 2), NodeWork
   int *code;
   StepParams p;
@@ -215,8 +216,9 @@ struct StandardNodes : SumsReducer, NodeArrays {
     integrate(n, e);
     const Rows &r = nodes;
     r.store(x, n, xn), r.store(d, n, dn), r.store(v, n, vn), r.store(w, n, wn);
-    // The forces at t(n+1) start from the fixed pressure then.
-    r.store(f, n, nodal_pressure(n, p.pressure_new, vn)), r.store(m, n, Vec3{});
+    // The forces at t(n+1) start from the fixed pressure then (on the owner: the exchange sums).
+    const Vec3 start = nodal_pressure(n, p.pressure_new, vn);
+    r.store(f, n, n < owned_count ? start : Vec3{}), r.store(m, n, Vec3{});
   }
   KOKKOS_INLINE_FUNCTION void operator()(Index n, EnergySums &s) const {
     Vec3 xn, dn, vn, wn;

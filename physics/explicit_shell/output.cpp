@@ -3,6 +3,7 @@
 /// forces, bending moments and surface von Mises stresses; energies.
 #include "force_kernels.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -163,7 +164,8 @@ std::vector<HistoryColumn> ShellModel::history_columns(const HistorySpec &spec) 
     while (f < 3 && p.field != fields[f])
       ++f;
     if (f == 3) p.where.child("field").error("unknown field '" + p.field + "' (displacement, velocity, rotation)");
-    probes_.push_back({f, nearest_node(mesh_.coords, p.point)}); // the mesh never changes
+    // The mesh never changes; on many ranks the nearest node's owner has it (-1 elsewhere).
+    probes_.push_back({f, parts_ ? parts_->nearest_node(mesh_.coords, p.point) : nearest_node(mesh_.coords, p.point)});
     for (const char *a : axis)
       columns.push_back({p.name + "_" + p.field + "_" + a, field_quantity(p.field)});
   }
@@ -172,7 +174,10 @@ std::vector<HistoryColumn> ShellModel::history_columns(const HistorySpec &spec) 
       r.where.error("reactions need solver.scheme: standard (the fused and element-local schemes keep no nodal "
                     "forces)");
     try {
-      reaction_nodes_.push_back(set_nodes(mesh_, r.set, r.side_set));
+      std::vector<Index> nodes = to_host(set_nodes(mesh_, r.set, r.side_set));
+      nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](Index n) { return n >= owned_nodes(); }),
+                  nodes.end()); // each node counted on its owner, the ranks summed in history_values()
+      reaction_nodes_.push_back(to_device("fegpu::shell::reaction_nodes", nodes));
     } catch (const InputError &e) {
       r.where.child(r.side_set ? "side_set" : "node_set").error(e.what());
     }
@@ -185,12 +190,16 @@ std::vector<HistoryColumn> ShellModel::history_columns(const HistorySpec &spec) 
 }
 
 void ShellModel::history_values(std::vector<double> &row) {
+  const std::size_t first = row.size();
   if (!probes_.empty()) {
     std::vector<double> u, r, v;
     nodal_state(u, r, v);
     for (const Probe &p : probes_) {
       const std::vector<double> &f = p.field == 0 ? u : p.field == 1 ? v : r;
-      row.insert(row.end(), f.begin() + 3 * p.node, f.begin() + 3 * p.node + 3);
+      if (p.node >= 0)
+        row.insert(row.end(), f.begin() + 3 * p.node, f.begin() + 3 * p.node + 3);
+      else
+        row.insert(row.end(), 3, 0.0); // another rank's node: its values come in the sum below
     }
   }
   // f_ holds f_ext - f_int at t(n+1): on a constrained translation the constraint exerts its
@@ -212,6 +221,11 @@ void ShellModel::history_values(std::vector<double> &row) {
         },
         rx, ry, rz, w);
     row.insert(row.end(), {rx, ry, rz, w});
+  }
+  if (parts_) {
+    std::vector<double> mine(row.begin() + first, row.end());
+    parts_->comm().sum(mine);
+    std::copy(mine.begin(), mine.end(), row.begin() + first);
   }
 }
 

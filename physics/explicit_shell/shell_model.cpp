@@ -26,7 +26,9 @@ bool Config::follower_pressure() const {
   return false;
 }
 
-ShellModel::ShellModel(const HostMesh &mesh, Config config) : host_mesh_(mesh), config_(std::move(config)) {
+ShellModel::ShellModel(const HostMesh &mesh, Config config, const parallel::Decomposition *parts)
+    : host_mesh_(mesh), config_(std::move(config)), parts_(parts) {
+  FEGPU_CHECK(!parts || config_.scheme == Scheme::Standard, "many ranks run the standard scheme only");
   if (mesh.type != ElementType::Shell4) throw InputError("explicit_shell needs a SHELL4 mesh");
   const Material &mat = config_.material;
   section_ = Section::make(mat.youngs_modulus, mat.poissons_ratio, mat.thickness, mat.shear_factor);
@@ -93,7 +95,7 @@ void ShellModel::setup_nodes() {
         }
       },
       Kokkos::Min<double>(dt_min));
-  dt_critical_ = dt_min / c;
+  dt_critical_ = parts_ ? parts_->comm().min(dt_min / c) : dt_min / c;
   const Crs n2e = build_node2elem(mesh_);
   const auto off = n2e.offsets, elems = n2e.indices;
   Kokkos::parallel_for(
@@ -109,6 +111,11 @@ void ShellModel::setup_nodes() {
         mass(n) = s[0], rotary(n) = s[1];
         store(D, n, Vec3{s[2], s[3], s[4]});
       });
+  if (parts_) { // a shared node's sums over every rank's elements (the normal's before its length)
+    parts_->sum(mass_);
+    parts_->sum(rotary_);
+    parts_->sum(D_);
+  }
   Kokkos::parallel_for(
       "fegpu::shell::normalise_directors", range(0, nn), KOKKOS_LAMBDA(Index n) {
         const Vec3 a = load(D, n);
@@ -240,6 +247,9 @@ void ShellModel::setup_loads() {
   const Index nn = static_cast<Index>(h.xyz.size() / 3);
   for (std::size_t l = 0; l < config_.loads.size(); ++l) {
     const LoadSpec &s = config_.loads[l];
+    // A force on a node goes to its owner alone, an edge's share to the rank of the edge's element:
+    // the exchange then sums each once.
+    const Index owned = owned_nodes();
     const auto push = [&](Index n, double scale) {
       node.push_back(n);
       for (int i = 0; i < 3; ++i)
@@ -254,12 +264,13 @@ void ShellModel::setup_loads() {
       break;
     case LoadSpec::Force:
       if (s.at_point) {
-        push(nearest_node(mesh_.coords, s.point), 1.0);
+        const Index n = parts_ ? parts_->nearest_node(mesh_.coords, s.point) : nearest_node(mesh_.coords, s.point);
+        if (n >= 0) push(n, 1.0);
       } else {
         for (const auto &set : h.node_sets)
           if (set.name == s.set)
             for (Index n : set.a)
-              push(n, 1.0);
+              if (n < owned) push(n, 1.0);
       }
       break;
     case LoadSpec::EdgeTraction: {
@@ -283,7 +294,7 @@ void ShellModel::setup_loads() {
     }
     case LoadSpec::BodyForce: {
       auto mass = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mass_);
-      for (Index n = 0; n < nn; ++n)
+      for (Index n = 0; n < owned; ++n)
         push(n, mass(n));
       break;
     }
@@ -335,6 +346,7 @@ void ShellModel::setup_loads() {
               s = s + Vec3{share(elems(i), k, 0), share(elems(i), k, 1), share(elems(i), k, 2)};
         store(u, n, s);
       });
+  if (parts_) parts_->sum(unit_pressure_); // whole on every copy: the owner's starts the forces
 }
 
 void ShellModel::setup_element_local() {

@@ -32,6 +32,7 @@
 #include "fegpu/input/input.hpp"
 #include "fegpu/mesh/coloring.hpp"
 #include "fegpu/mesh/mesh.hpp"
+#include "fegpu/parallel/halo.hpp"
 #include "mitc4.hpp"
 
 #include <array>
@@ -124,7 +125,12 @@ struct StepParams {
 
 class ShellModel : public ExplicitIntegrator {
 public:
-  ShellModel(const HostMesh &mesh, Config config);
+  /// On many ranks (`parts`; the standard scheme), `mesh` is this rank's part: masses, directors and
+  /// the fixed pressure's nodal forces are summed across the ranks at set-up, the forces and moments
+  /// after each step's element kernels; the forces a step starts from and nodal loads on a node
+  /// (not an edge's share) sit on the node's owner only, and energies count owned nodes.
+  ShellModel(const HostMesh &mesh, Config config, const parallel::Decomposition *parts = nullptr);
+  const parallel::Decomposition *decomposition() const override { return parts_; }
 
   Index num_nodes() const { return mesh_.num_nodes(); }
   Index num_elems() const { return mesh_.num_elems(); }
@@ -198,10 +204,16 @@ private:
   template <bool Atomic, bool Pressure> void forces_standard(const StepParams &p, bool with_work);
   template <bool Pressure> void step_fused(const StepParams &p);
   void apply_nodal_loads();
+  /// On many ranks, sums the shared nodes' forces and moments (the standard scheme's, after its
+  /// element kernels and nodal loads).
+  void complete_forces();
+  /// Nodes [0, owned_nodes()) are this rank's own (all of them on one rank).
+  Index owned_nodes() const { return parts_ ? parts_->owned_nodes() : mesh_.num_nodes(); }
 
   HostMesh host_mesh_;
   Mesh mesh_;
   Config config_;
+  const parallel::Decomposition *parts_;
   Section section_;
   Coloring coloring_;
   double dt_critical_ = 0, dt_ = 0, time_ = 0;

@@ -8,14 +8,14 @@ namespace fegpu::shell {
 
 namespace {
 
-/// The forces a step starts summing into: f = p * unit (a fixed pressure at the nodes) or zero,
-/// m = 0.
-void reset_forces(const CoordView &f, const CoordView &m, const CoordView &unit, double p) {
+/// The forces a step starts summing into: f = p * unit (a fixed pressure at the nodes) or zero on
+/// nodes [0, owned), zero on the others (other ranks own them), m = 0.
+void reset_forces(const CoordView &f, const CoordView &m, const CoordView &unit, double p, Index owned) {
   Kokkos::deep_copy(m, 0.0);
   if (!unit.extent(0)) return Kokkos::deep_copy(f, 0.0);
   Kokkos::parallel_for(
       "fegpu::shell::reset_forces", range(0, static_cast<Index>(f.extent(0))),
-      KOKKOS_LAMBDA(Index n) { store(f, n, p * load(unit, n)); });
+      KOKKOS_LAMBDA(Index n) { store(f, n, n < owned ? p * load(unit, n) : Vec3{}); });
 }
 
 } // namespace
@@ -59,6 +59,7 @@ template <class Kernel> Kernel ShellModel::kernel(const StepParams &p) const {
   if constexpr (std::is_base_of_v<NodeArrays, Kernel>) {
     const Rows r{mesh_.num_nodes()};
     k.nodes = r;
+    k.owned_count = owned_nodes();
     k.X = r.data(X_), k.x = r.data(x_), k.d = r.data(d_), k.v = r.data(v_), k.w = r.data(w_);
     k.f = r.data(f_), k.m = r.data(m_), k.unit_pressure = r.data(unit_pressure_);
     k.inv_mass = r.data(inv_mass_), k.inv_rotary = r.data(inv_rotary_), k.work = r.data(node_work_);
@@ -148,12 +149,13 @@ void ShellModel::start(double dt) {
   Kokkos::deep_copy(load_work_, 0.0);
   StepParams p = params();
   // The fused scheme's first step sums into forces reset here, at t(1).
-  if (config_.scheme == Scheme::Fused) reset_forces(spare_.f_next, spare_.m_next, unit_pressure_, p.pressure_new);
+  if (config_.scheme == Scheme::Fused)
+    reset_forces(spare_.f_next, spare_.m_next, unit_pressure_, p.pressure_new, owned_nodes());
   p.pressure_old = p.pressure_new = 0;
   for (const LoadSpec &l : config_.loads)
     if (l.kind == LoadSpec::Pressure) p.pressure_new += l.pressure * l.function.value(0.0);
   if (config_.scheme != Scheme::ElementLocal) {
-    reset_forces(f_, m_, unit_pressure_, p.pressure_new);
+    reset_forces(f_, m_, unit_pressure_, p.pressure_new, owned_nodes());
     forces_standard(p, false);
   } else {
     auto k = kernel<LocalStep>(p);
@@ -162,6 +164,7 @@ void ShellModel::start(double dt) {
     step_for("fegpu::shell::initial_forces", mesh_.num_elems(), k);
   }
   apply_nodal_loads();
+  complete_forces();
   initial_energy_ = 0;
   const Energies e = energies();
   initial_energy_ = e.kinetic + e.strain;
@@ -193,6 +196,16 @@ void ShellModel::step() {
     StepPhase phase("fegpu::shell::forces", "forces");
     forces_standard(p, true);
   }
+  if (parts_) {
+    StepPhase phase("fegpu::shell::exchange", "exchange");
+    complete_forces();
+  }
+}
+
+void ShellModel::complete_forces() {
+  if (!parts_) return;
+  parts_->sum(f_);
+  parts_->sum(m_);
 }
 
 Energies ShellModel::energies() const {
@@ -200,9 +213,8 @@ Energies ShellModel::energies() const {
   const StepParams p = params();
   const bool local = config_.scheme == Scheme::ElementLocal;
   const Index ne = mesh_.num_elems();
-  const EnergySums nodes =
-      local ? sum_energies("fegpu::shell::node_energies", 4 * ne, kernel<LocalStep>(p))
-            : sum_energies("fegpu::shell::node_energies", mesh_.num_nodes(), kernel<StandardNodes>(p));
+  const EnergySums nodes = local ? sum_energies("fegpu::shell::node_energies", 4 * ne, kernel<LocalStep>(p))
+                                 : sum_energies("fegpu::shell::node_energies", owned_nodes(), kernel<StandardNodes>(p));
   double strain = 0, pressure_work = 0, load_work = 0;
   const auto conn = mesh_.elem2node;
   const auto X = X_, D = D_, x = local ? copies_.x : x_, d = local ? copies_.d : d_;
@@ -224,9 +236,12 @@ Energies ShellModel::energies() const {
   };
   pressure_work = sum_view(element_work_);
   load_work = sum_view(load_work_);
+  // On many ranks, every rank's owned nodes, elements and loads, summed in rank order.
+  std::vector<double> sums = {nodes.kinetic, strain, nodes.damping, pressure_work + load_work + nodes.external};
+  if (parts_) parts_->comm().sum(sums);
   Energies e;
-  e.kinetic = nodes.kinetic, e.strain = strain, e.damping = nodes.damping, e.initial = initial_energy_;
-  e.external = pressure_work + load_work + nodes.external;
+  e.kinetic = sums[0], e.strain = sums[1], e.damping = sums[2], e.initial = initial_energy_;
+  e.external = sums[3];
   return e;
 }
 

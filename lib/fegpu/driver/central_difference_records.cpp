@@ -115,21 +115,17 @@ void CentralDifference::history_values(std::vector<double> &row) {
   const CoordView x = model_.coordinates();
   const std::size_t first = row.size();
   for (const Probe &p : probes_) {
-    const Index n = nearest_node(x, p.point, owned_nodes());
+    // The nodes move with a crack's topology: found again each time. On many ranks, the owner of
+    // the nearest gives its values, the other ranks zeros, summed below.
+    const Index n = parts_ ? parts_->nearest_node(x, p.point) : nearest_node(x, p.point);
     const DofView &f = p.field == 0 ? u_ : p.field == 1 ? v_ : a_;
-    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Kokkos::subview(f, n, Kokkos::ALL));
-    bool here = true;
-    if (parts_) { // the nearest of the ranks' nearest (the lowest global position among equals) gives its values
-      const auto xn = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Kokkos::subview(x, n, Kokkos::ALL));
-      double d = 0;
-      for (int k = 0; k < 3; ++k)
-        d += (xn(k) - p.point[k]) * (xn(k) - p.point[k]);
-      const double best = parts_->comm().min(d);
-      const double at = d == best ? double(parts_->node_index(n)) : 1e300;
-      here = at == parts_->comm().min(at);
+    std::vector<double> values(nc, 0.0);
+    if (n >= 0) {
+      const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Kokkos::subview(f, n, Kokkos::ALL));
+      for (int c = 0; c < nc; ++c)
+        values[c] = h(c);
     }
-    for (int c = 0; c < nc; ++c)
-      row.push_back(here ? h(c) : 0.0);
+    row.insert(row.end(), values.begin(), values.end());
   }
   if (!reaction_sets_.empty()) {
     const auto off = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reaction_offsets_);

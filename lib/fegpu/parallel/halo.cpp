@@ -93,6 +93,16 @@ Decomposition::Decomposition(const HostMesh &global, const Comm &comm, bool gath
   }
 }
 
+Index Decomposition::nearest_node(const CoordView &coords, const std::array<double, 3> &point) const {
+  const Index n = fegpu::nearest_node(coords, point, local_.owned_nodes);
+  const auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Kokkos::subview(coords, n, Kokkos::ALL));
+  double d = 0; // as nearest_node() measures it
+  for (int k = 0; k < 3; ++k)
+    d += (x(k) - point[k]) * (x(k) - point[k]);
+  const double at = d == comm_.min(d) ? double(local_.node_index[n]) : 1e300;
+  return at == comm_.min(at) ? n : -1;
+}
+
 void Decomposition::gather(std::vector<std::vector<double>> &nodal, std::vector<std::vector<double>> &element) const {
   FEGPU_CHECK(gather_, "gather() of a decomposition made without gathering");
   const auto collect = [&](std::vector<double> &v, const std::vector<long> &at, std::size_t total, std::size_t mine) {

@@ -14,6 +14,7 @@
 #include "fegpu/parallel/comm.hpp"
 #include "fegpu/parallel/distribute.hpp"
 
+#include <array>
 #include <functional>
 #include <vector>
 
@@ -91,6 +92,11 @@ public:
     exchange(nc, [&] { halo_kernels::pack(v, nc, send_nodes_, send_, self_nodes_, combined_); });
     halo_kernels::add(v, nc, self_nodes_, from_offsets_, from_, combined_);
   }
+
+  /// The node nearest `point` among every rank's own nodes, the lowest global position among equals
+  /// (the node one rank would pick): its local index on the rank that owns it, -1 elsewhere.
+  /// Collective.
+  Index nearest_node(const CoordView &coords, const std::array<double, 3> &point) const;
 
   /// This rank's output file's Nemesis data.
   const ExodusPart &exodus_part() const { return part_; }
