@@ -58,9 +58,9 @@ void run(benchmark::State &state, Case which, Part part) {
       if (part == Part::Step)
         driver.step();
       else if (part == Part::Forces)
-        model.add_internal_force(driver.displacement(), f);
+        model.add_internal_force(driver.displacement(), f, Sweep::All);
       else
-        model.bulk().add_internal_force(driver.displacement(), f);
+        model.bulk().add_internal_force(driver.displacement(), f, Sweep::All);
     }
     Kokkos::fence();
   }

@@ -28,6 +28,8 @@ SECTIONS = [
      "seed 003's K20: 5.49 steps/s on the 3.28M-element cylinder (its Table 5)"),
     ("Elastoplastic wellbore (`bench_wellbore`)", ["Residual", "Jacobian", "LinearSolve", "NonlinearSolve"],
      "seed 002 (the thesis), Table 7.4: 2.5 s for one solution update at l = 4, p = 2"),
+    ("Many ranks (`ranks.py`): the time loop a step, RANKSxTHREADS, the exchange overlapped with the"
+     " interior's forces or after them", ["Ranks/"], None),
     ("Output: one file of the 3.84M-element fracture annulus, its mesh and a frame (`bench_output`;"
      " -1 classic netCDF, else netCDF-4 at that compression)", ["Output/"], None),
 ]
@@ -237,6 +239,24 @@ def example_cell(m, name):
     return text
 
 
+def ranks_cell(m, name):
+    """A layout's time a step; against the one-rank row of the problem: speed-up (strong) or
+    efficiency (weak); the profiled exchange's share of the step."""
+    rows = {b["name"]: b for b in m["benchmarks"]}
+    b = rows.get(name)
+    if not b:
+        return ""
+    text = fmt_time(ms(b)) + "/step"
+    problem = name.split("/")[1:3]
+    one = next((r for n, r in rows.items() if n.split("/")[1:3] == problem and r.get("ranks") == 1), None)
+    if one and b["ranks"] > 1:
+        ratio = ms(one) / ms(b)
+        text += f", {100 * ratio:.0f}% efficiency" if b.get("weak") else f", {ratio:.2f}x one rank"
+    if b["ranks"] > 1:
+        text += f"; exchange {100 * b['exchange_share']:.0f}%, {b['shared_nodes']:,} shared nodes"
+    return text
+
+
 def examples_section(title, names, machines):
     lines = ["", f"## {title}", "",
              "Wall time from process start to exit (output included) and per step; the kernels' time per",
@@ -292,6 +312,14 @@ def write(a):
             continue
         if prefixes == ["App/"]:
             lines += examples_section(title, names, machines)
+            continue
+        if prefixes == ["Ranks/"]:
+            lines += ["", f"## {title}", "", "| run | elements | " + " | ".join(m["machine"] for m in machines) + " |",
+                      "|---|---:|" + "---|" * len(machines)]
+            for n in names:
+                first = next(b for m in machines for b in m["benchmarks"] if b["name"] == n)
+                lines.append(f"| {n.split('/', 1)[1]} | {first['elements']:,} | " +
+                             " | ".join(ranks_cell(m, n) for m in machines) + " |")
             continue
         lines += ["", f"## {title}", "", "| benchmark | " + " | ".join(m["machine"] for m in machines) + " |",
                   "|---|" + "---:|" * len(machines)]

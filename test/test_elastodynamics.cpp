@@ -66,7 +66,7 @@ TEST_P(PatchTest, LinearFieldGivesExactStressAndNoInteriorForce) {
   }
   const DofView u = host_field_to_device(ux, uy);
   DofView f("f", nn, 2);
-  model.add_internal_force(u, f);
+  model.add_internal_force(u, f, Sweep::All);
   const double E = 200.0, nu = 0.3, lam = E * nu / ((1 + nu) * (1 - 2 * nu)), mu = E / (2 * (1 + nu));
   const double sxx = (lam + 2 * mu) * b11 + lam * b22, syy = lam * b11 + (lam + 2 * mu) * b22, sxy = mu * (b12 + b21);
   // Round-off scale: strains of 1e-3 are formed from displacements of 0.3 (the rigid offset), so
@@ -136,10 +136,10 @@ TEST(Scatter, ColoringAndAtomicAgreeAndColoringIsBitwiseRepeatable) {
   const DofView u = host_field_to_device(ux, uy);
   DofView f1("f1", nn, 2), f2("f2", nn, 2), f3("f3", nn, 2);
   model.set_scatter(ScatterStrategy::Coloring);
-  model.add_internal_force(u, f1);
-  model.add_internal_force(u, f3);
+  model.add_internal_force(u, f1, Sweep::All);
+  model.add_internal_force(u, f3, Sweep::All);
   model.set_scatter(ScatterStrategy::Atomic);
-  model.add_internal_force(u, f2);
+  model.add_internal_force(u, f2, Sweep::All);
   auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f1);
   auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f2);
   auto r = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f3);

@@ -214,7 +214,7 @@ TEST(Fracture, AtomicAndColouredCohesiveForcesAgree) {
     for (auto scatter : {ScatterStrategy::Coloring, ScatterStrategy::Atomic}) {
       m.bulk().set_scatter(scatter);
       f.emplace_back("f", m.num_nodes(), 2);
-      m.add_internal_force(driver.displacement(), f.back());
+      m.add_internal_force(driver.displacement(), f.back(), Sweep::All);
     }
     const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f[0]);
     const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f[1]);

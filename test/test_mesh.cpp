@@ -124,6 +124,66 @@ TEST(Generators, RectangleAllTypes) {
   }
 }
 
+// The two sweeps of many ranks' overlapped exchange: the elements touching a flagged node (a band
+// of the plate: those with a node left of x = 0.6, found from the coordinates here), then the rest;
+// every part still a valid colouring, every element once.
+TEST(Coloring, SplitIntoTwoSweeps) {
+  for (ElementType type : {ElementType::Tri6, ElementType::Shell4}) {
+    const HostMesh h = generate_rectangle(type, 9, 5, 2.0, 1.0);
+    const Mesh m = upload(h);
+    const Topology t = build_topology(m);
+    const Coloring c = color_elements(m, t.node2elem, ColoringAlgorithm::JonesPlassmann);
+    std::vector<char> band(h.xyz.size() / 3);
+    for (std::size_t n = 0; n < band.size(); ++n)
+      band[n] = h.xyz[3 * n] < 0.6;
+    const std::vector<char> first = elements_touching(h, band);
+    const int npe = element_info(type).nodes;
+    Index flagged = 0;
+    for (std::size_t e = 0; e < first.size(); ++e) {
+      bool left = false;
+      for (int k = 0; k < npe; ++k)
+        left = left || h.xyz[3 * h.conn[e * npe + k]] < 0.6;
+      EXPECT_EQ(bool(first[e]), left) << e;
+      flagged += left;
+    }
+    ASSERT_GT(flagged, 0);
+    ASSERT_LT(flagged, m.num_elems());
+
+    const Coloring s = split_coloring(c, first);
+    EXPECT_EQ(count_coloring_conflicts(m, t.node2elem, s.color), 0) << type_name(type);
+    ASSERT_EQ(s.num_sweeps(), 2);
+    EXPECT_EQ(s.sweep_colors(-1), std::make_pair(0, s.num_colors));
+    EXPECT_LE(s.num_colors, 2 * c.num_colors);
+    const auto elems = to_host(s.color2elem.indices), color = to_host(s.color), old = to_host(c.color);
+    ASSERT_EQ(static_cast<Index>(elems.size()), m.num_elems());
+    std::vector<int> seen(elems.size(), 0);
+    for (int sweep = 0; sweep < 2; ++sweep) {
+      const auto [lo, hi] = s.sweep_colors(sweep);
+      for (int k = lo; k < hi; ++k) {
+        EXPECT_GT(s.size(k), 0) << "colour " << k;
+        for (Index i = s.offsets_h[k]; i < s.offsets_h[k + 1]; ++i) {
+          const Index e = elems[i];
+          ++seen[e];
+          EXPECT_EQ(color[e], k);
+          EXPECT_EQ(bool(first[e]), sweep == 0) << "element " << e << " in sweep " << sweep;
+          EXPECT_EQ(old[e], old[elems[s.offsets_h[k]]]) << "a colour of the split mixes two of the original";
+          if (i > s.offsets_h[k]) EXPECT_LT(elems[i - 1], e);
+        }
+      }
+    }
+    // An atomic scatter takes a sweep in one launch, in the mesh's order.
+    EXPECT_EQ(s.offsets_h[s.sweep_colors(0).second], flagged);
+    const auto by_sweep = to_host(s.sweep_elems);
+    ASSERT_EQ(by_sweep.size(), elems.size());
+    for (std::size_t i = 0; i < by_sweep.size(); ++i) {
+      EXPECT_EQ(bool(first[by_sweep[i]]), Index(i) < flagged) << i;
+      if (i > 0 && Index(i) != flagged) EXPECT_LT(by_sweep[i - 1], by_sweep[i]);
+    }
+    for (int v : seen)
+      EXPECT_EQ(v, 1);
+  }
+}
+
 TEST(Generators, AnnulusSectorAndRingQuads) {
   for (auto type : {ElementType::Tri3, ElementType::Quad4, ElementType::Quad9, ElementType::Quad16}) {
     const int r = element_info(type).order;

@@ -396,8 +396,10 @@ output: {file: all.e, every_time: 0.25, histories: {file: all.csv, every_steps: 
          probes: [{name: tip, field: velocity, point: [2.0, 0.75]}], reactions: [{name: base, node_set: bottom}]}}
 )yaml";
   expect_matches_one_rank(yaml, {3});
+  // T3, and the exchange after all the elements' forces rather than overlapped with the interior's.
   const std::string t3 = replace(yaml, "element: tri6", "element: tri3");
-  expect_matches_one_rank(t3, {2});
+  expect_matches_one_rank(replace(t3, "physics: elastodynamics\n", "physics: elastodynamics\nsolver: {overlap: false}\n"),
+                          {2});
   // Atomic scatter adds in the order threads arrive: no bitwise repeat to ask for.
   expect_matches_one_rank(
       replace(yaml, "physics: elastodynamics\n", "physics: elastodynamics\nsolver: {scatter: atomic}\n"), {2}, "",
@@ -439,8 +441,10 @@ output: {file: shell.e, every_time: 0.1, histories: {file: shell.csv, every_step
          probes: [{name: mid, field: velocity, point: [1.0, 0.5, 0.0]}], reactions: [{name: wall, node_set: left}]}}
 )yaml";
   expect_matches_one_rank(yaml, {3});
-  // A follower pressure, applied in the elements; a prescribed displacement; atomic scatter.
+  // A follower pressure, applied in the elements; a prescribed displacement; atomic scatter; the
+  // exchange after every element rather than overlapped.
   std::string other = replace(yaml, "value: 0.002,", "value: 0.002, follower: true,");
+  other = replace(other, "damping: 0.5}", "damping: 0.5, overlap: false}");
   other = replace(other, "{type: velocity, node_set: right, value: [0.0, 0.0, 0.01],",
                   "{type: displacement, node_set: right, components: [z], value: [0.0, 0.0, 0.01],");
   expect_matches_one_rank(replace(other, "scatter: coloring", "scatter: atomic"), {2}, "", false);

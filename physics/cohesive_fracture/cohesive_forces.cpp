@@ -117,8 +117,9 @@ template <int NPE> struct CohesiveScatter {
 
 } // namespace
 
-void FractureModel::add_internal_force(const DofView &u, const DofView &f) {
-  bulk_.add_internal_force(u, f);
+void FractureModel::add_internal_force(const DofView &u, const DofView &f, Sweep sweep) {
+  FEGPU_CHECK(sweep == Sweep::All, "the fracture model's forces come in one sweep");
+  bulk_.add_internal_force(u, f, Sweep::All);
   const Index nc = cracked_->num_cohesive();
   if (nc == 0) return;
   StepPhase phase("fegpu::cohesive::cohesive_force", "cohesive_forces");

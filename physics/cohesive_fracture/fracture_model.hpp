@@ -77,7 +77,7 @@ public:
   std::vector<LoadPattern> loads() const override { return bulk_.loads(); }
   void initial_state(const DofView &u, const DofView &v) const override { bulk_.initial_state(u, v); }
   void started(const DofView &u) override { initial_strain_ = energies(u).strain; }
-  void add_internal_force(const DofView &u, const DofView &f) override;
+  void add_internal_force(const DofView &u, const DofView &f, Sweep sweep) override;
   bool update_topology(const DofView &u, double time, long step) override;
   void carry_nodal_field(const DofView &old, const DofView &field) const override;
   std::string title() const override { return "fegpu-kk cohesive_fracture"; }

@@ -196,13 +196,13 @@ void lumped_mass(const Mesh &mesh, const DeviceView<Material *> &mats, const Ind
 }
 
 void internal_force(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, ScatterStrategy scatter,
-                    const Coloring &coloring, const DofView &u, const DofView &f) {
+                    const Coloring &coloring, const DofView &u, const DofView &f, Sweep sweep) {
   if (mesh.type == ElementType::Tri3)
     scatter_elements("fegpu::elastic::internal_force", scatter, coloring, mesh.num_elems(), f,
-                     InternalForce<3>{gather<3>(mesh), mats, em, u});
+                     InternalForce<3>{gather<3>(mesh), mats, em, u}, sweep);
   else
     scatter_elements("fegpu::elastic::internal_force", scatter, coloring, mesh.num_elems(), f,
-                     InternalForce<6>{gather<6>(mesh), mats, em, u});
+                     InternalForce<6>{gather<6>(mesh), mats, em, u}, sweep);
 }
 
 } // namespace kernels

@@ -109,8 +109,13 @@ double ElasticModel::critical_time_step() const {
   return 2.0 / std::sqrt(1.01 * lambda_max);
 }
 
-void ElasticModel::add_internal_force(const DofView &u, const DofView &f) {
-  kernels::internal_force(mesh_, materials_, elem_material_, config_.scatter, coloring_, u, f);
+void ElasticModel::add_internal_force(const DofView &u, const DofView &f, Sweep sweep) {
+  kernels::internal_force(mesh_, materials_, elem_material_, config_.scatter, coloring_, u, f, sweep);
+}
+
+bool ElasticModel::split_sweeps(const std::vector<char> &border) {
+  coloring_ = split_coloring(coloring_, elements_touching(host_mesh_, border));
+  return true;
 }
 
 void ElasticModel::element_stress(const DofView &u, const DeviceView<Real *[3]> &stress, const RealView &energy) const {

@@ -68,7 +68,8 @@ public:
   std::vector<Constraint> constraints() const override;
   std::vector<LoadPattern> loads() const override;
   void initial_state(const DofView &u, const DofView &v) const override;
-  void add_internal_force(const DofView &u, const DofView &f) override;
+  void add_internal_force(const DofView &u, const DofView &f, Sweep sweep) override;
+  bool split_sweeps(const std::vector<char> &border) override;
   std::string title() const override { return "fegpu-kk elastodynamics"; }
   HostMesh output_mesh() const override { return mesh_.num_nodes() == original_nodes() ? host_mesh_ : download(mesh_); }
   ExodusVariables output_variables() const override;

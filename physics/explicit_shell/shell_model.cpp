@@ -36,8 +36,12 @@ ShellModel::ShellModel(const HostMesh &mesh, Config config, const parallel::Deco
   setup_nodes();
   setup_constraints();
   setup_loads();
-  if (config_.scheme == Scheme::Standard && config_.scatter == Scatter::Coloring)
+  // On many ranks the colouring also orders the elements in two sweeps (atomic scatter too): those
+  // touching a shared node, then the interior, computed while the shared nodes' sums fly.
+  overlap_ = parts_ && parts_->overlaps();
+  if (config_.scheme == Scheme::Standard && (config_.scatter == Scatter::Coloring || overlap_))
     coloring_ = color_elements(mesh_, build_node2elem(mesh_), config_.coloring);
+  if (overlap_) coloring_ = split_coloring(coloring_, elements_touching(mesh, parts_->shared_nodes()));
   if (config_.scheme == Scheme::Fused) setup_fused();
   if (config_.scheme == Scheme::ElementLocal) setup_element_local();
   const bool local = config_.scheme == Scheme::ElementLocal;

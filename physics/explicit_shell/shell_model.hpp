@@ -27,6 +27,7 @@
 /// node update in node_update.hpp, the MITC4 force kernels of the three schemes in
 /// force_kernels.hpp (the element itself in mitc4.hpp), output in output.cpp, the input in
 /// input.cpp. The model runs under the explicit driver as its own integrator.
+#include "fegpu/assembly/scatter.hpp"
 #include "fegpu/driver/integrator.hpp"
 #include "fegpu/driver/time_function.hpp"
 #include "fegpu/input/input.hpp"
@@ -200,8 +201,8 @@ private:
   bool pressure_in_elements() const;
   /// A time-loop kernel filled from the model's arrays (defined in shell_model.cpp).
   template <class Kernel> Kernel kernel(const StepParams &p) const;
-  void forces_standard(const StepParams &p, bool with_work);
-  template <bool Atomic, bool Pressure> void forces_standard(const StepParams &p, bool with_work);
+  void forces_standard(const StepParams &p, bool with_work, Sweep sweep);
+  template <bool Atomic, bool Pressure> void forces_standard(const StepParams &p, bool with_work, Sweep sweep);
   template <bool Pressure> void step_fused(const StepParams &p);
   void apply_nodal_loads();
   /// On many ranks, sums the shared nodes' forces and moments (the standard scheme's, after its
@@ -214,6 +215,7 @@ private:
   Mesh mesh_;
   Config config_;
   const parallel::Decomposition *parts_;
+  bool overlap_ = false; ///< many ranks: the exchange flies while the interior's forces are computed
   Section section_;
   Coloring coloring_;
   double dt_critical_ = 0, dt_ = 0, time_ = 0;

@@ -82,27 +82,24 @@ template <class Kernel> Kernel ShellModel::kernel(const StepParams &p) const {
   return k;
 }
 
-template <bool Atomic, bool Pressure> void ShellModel::forces_standard(const StepParams &p, bool with_work) {
+template <bool Atomic, bool Pressure>
+void ShellModel::forces_standard(const StepParams &p, bool with_work, Sweep sweep) {
   auto k = kernel<StandardElements<Atomic, Pressure>>(p);
   k.with_work = k.with_work && with_work;
-  if constexpr (Atomic) {
-    step_for("fegpu::shell::element_forces", mesh_.num_elems(), k);
-  } else {
-    k.elems = coloring_.color2elem.indices;
-    for (int c = 0; c < coloring_.num_colors; ++c) {
-      k.offset = coloring_.offsets_h[c];
-      step_for("fegpu::shell::element_forces", coloring_.size(c), k);
-    }
-  }
+  const ScatterStrategy scatter = Atomic ? ScatterStrategy::Atomic : ScatterStrategy::Coloring;
+  for_each_launch(scatter, coloring_, mesh_.num_elems(), sweep, [&](const IndexView &elems, Index first, Index count) {
+    k.elems = elems, k.offset = first;
+    step_for("fegpu::shell::element_forces", count, k);
+  });
 }
 
-void ShellModel::forces_standard(const StepParams &p, bool with_work) {
+void ShellModel::forces_standard(const StepParams &p, bool with_work, Sweep sweep) {
   const bool pressure = pressure_in_elements();
   const bool atomic = config_.scatter == Scatter::Atomic || config_.scheme == Scheme::Fused;
-  if (atomic && pressure) return forces_standard<true, true>(p, with_work);
-  if (atomic) return forces_standard<true, false>(p, with_work);
-  if (pressure) return forces_standard<false, true>(p, with_work);
-  forces_standard<false, false>(p, with_work);
+  if (atomic && pressure) return forces_standard<true, true>(p, with_work, sweep);
+  if (atomic) return forces_standard<true, false>(p, with_work, sweep);
+  if (pressure) return forces_standard<false, true>(p, with_work, sweep);
+  forces_standard<false, false>(p, with_work, sweep);
 }
 
 template <bool Pressure> void ShellModel::step_fused(const StepParams &p) {
@@ -156,7 +153,7 @@ void ShellModel::start(double dt) {
     if (l.kind == LoadSpec::Pressure) p.pressure_new += l.pressure * l.function.value(0.0);
   if (config_.scheme != Scheme::ElementLocal) {
     reset_forces(f_, m_, unit_pressure_, p.pressure_new, owned_nodes());
-    forces_standard(p, false);
+    forces_standard(p, false, Sweep::All);
   } else {
     auto k = kernel<LocalStep>(p);
     k.f_out = copies_.f[copies_.current], k.m_out = copies_.m[copies_.current];
@@ -194,18 +191,24 @@ void ShellModel::step() {
   }
   if (config_.scheme == Scheme::Standard) {
     StepPhase phase("fegpu::shell::forces", "forces");
-    forces_standard(p, true);
+    forces_standard(p, true, overlap_ ? Sweep::Border : Sweep::All);
+  }
+  if (overlap_) { // the shared nodes' sums fly while the interior elements are computed
+    {
+      StepPhase phase("fegpu::shell::exchange", "exchange");
+      parts_->start_sum(f_, m_);
+    }
+    StepPhase phase("fegpu::shell::forces", "forces");
+    forces_standard(p, true, Sweep::Interior);
   }
   if (parts_) {
     StepPhase phase("fegpu::shell::exchange", "exchange");
-    complete_forces();
+    overlap_ ? parts_->finish_sum(f_, m_) : complete_forces();
   }
 }
 
 void ShellModel::complete_forces() {
-  if (!parts_) return;
-  parts_->sum(f_);
-  parts_->sum(m_);
+  if (parts_) parts_->sum(f_, m_);
 }
 
 Energies ShellModel::energies() const {

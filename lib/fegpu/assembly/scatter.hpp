@@ -12,6 +12,11 @@ namespace fegpu {
 
 enum class ScatterStrategy { Coloring, Atomic };
 
+/// Which elements a pass over them covers: all, or one of the two sweeps of a split colouring
+/// (split_coloring): on many ranks the border elements (touching a node another rank holds), whose
+/// nodes' sums are exchanged while the interior elements are computed.
+enum class Sweep { All = -1, Border = 0, Interior = 1 };
+
 ScatterStrategy scatter_strategy_from_string(const std::string &name);
 std::string to_string(ScatterStrategy s);
 
@@ -27,23 +32,42 @@ struct AtomicAdd {
   }
 };
 
-/// Calls `kernel(e, add)` for every element, where the kernel adds its element vector through
-/// `add(node, component, value)`. `target` is not cleared.
+/// The launches of one sweep of the elements (every element, or a sweep of a split colouring): launch(elems, first, count) for elements elems(first + i),
+/// i < count; colour by colour for a coloured scatter, all at once in the mesh's order for an
+/// atomic one (every element: `elems` empty, element i is i).
+template <class Launch>
+void for_each_launch(ScatterStrategy strategy, const Coloring &coloring, Index num_elems, Sweep sweep,
+                     const Launch &launch) {
+  const auto [first, last] = coloring.sweep_colors(static_cast<int>(sweep));
+  const IndexView &elems = coloring.color2elem.indices;
+  if (strategy == ScatterStrategy::Atomic) {
+    if (sweep == Sweep::All) return launch(IndexView(), 0, num_elems);
+    return launch(coloring.sweep_elems, coloring.offsets_h[first], coloring.offsets_h[last] - coloring.offsets_h[first]);
+  }
+  for (int c = first; c < last; ++c)
+    launch(elems, coloring.offsets_h[c], coloring.size(c));
+}
+
+/// Calls `kernel(e, add)` for every element of `sweep` (for_each_launch), where the kernel adds
+/// its element vector through `add(node, component, value)`. `target` is not cleared.
 template <class Kernel>
 void scatter_elements(const std::string &label, ScatterStrategy strategy, const Coloring &coloring, Index num_elems,
-                      const DofView &target, const Kernel &kernel) {
-  if (strategy == ScatterStrategy::Atomic) {
-    const AtomicAdd add{target};
-    Kokkos::parallel_for(
-        label, range(0, num_elems), KOKKOS_LAMBDA(Index e) { kernel(e, add); });
-    return;
-  }
-  const PlainAdd add{target};
-  const auto elems = coloring.color2elem.indices;
-  for (int c = 0; c < coloring.num_colors; ++c)
-    Kokkos::parallel_for(
-        label, range(coloring.offsets_h[c], coloring.offsets_h[c + 1]),
-        KOKKOS_LAMBDA(Index i) { kernel(elems(i), add); });
+                      const DofView &target, const Kernel &kernel, Sweep sweep = Sweep::All) {
+  for_each_launch(strategy, coloring, num_elems, sweep, [&](const IndexView &elems, Index first, Index count) {
+    if (strategy == ScatterStrategy::Atomic) {
+      const AtomicAdd add{target};
+      if (!elems.extent(0))
+        Kokkos::parallel_for(
+            label, range(0, count), KOKKOS_LAMBDA(Index e) { kernel(e, add); });
+      else
+        Kokkos::parallel_for(
+            label, range(first, first + count), KOKKOS_LAMBDA(Index i) { kernel(elems(i), add); });
+    } else {
+      const PlainAdd add{target};
+      Kokkos::parallel_for(
+          label, range(first, first + count), KOKKOS_LAMBDA(Index i) { kernel(elems(i), add); });
+    }
+  });
 }
 
 } // namespace fegpu

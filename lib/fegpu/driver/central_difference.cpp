@@ -182,6 +182,7 @@ CentralDifference::CentralDifference(ExplicitModel &model, const parallel::Decom
   loads_ = complete(model.loads());
   setup_mass();
   dt_critical_ = parts_ ? parts_->comm().min(model.critical_time_step()) : model.critical_time_step();
+  overlap_ = parts_ && parts_->overlaps() && model_.split_sweeps(parts_->shared_nodes());
 }
 
 void CentralDifference::start(double dt) {
@@ -198,7 +199,7 @@ void CentralDifference::start(double dt) {
     driver_kernels::set_constrained(u, v, con.dofs, disp, uval, vval);
   }
   external_force(0.0, fext_);
-  model_.add_internal_force(u_, fint_); // fint_ was set to zero
+  model_.add_internal_force(u_, fint_, Sweep::All); // fint_ was set to zero
   if (parts_) parts_->sum(fint_);
   const double ke0 = driver_kernels::initial_acceleration(flat(a_), v, flat(mass_), flat(fext_), flat(fint_),
                                                           model_.num_nodes(), owned_nodes());
@@ -244,7 +245,7 @@ void CentralDifference::adapt_topology() {
   if (loads_.empty()) Kokkos::deep_copy(ExecSpace(), fext_, 0.0); // else external_force() fills it
   setup_mass();
   external_force(time_, fext_);
-  model_.add_internal_force(u_, fint_);
+  model_.add_internal_force(u_, fint_, Sweep::All);
   driver_kernels::accelerations(flat(a_), flat(mass_), flat(fext_), flat(fint_));
   new_topology_ = true;
 }
@@ -345,11 +346,19 @@ void CentralDifference::step() {
   {
     StepPhase phase("fegpu::driver::forces", "forces");
     external_force(time_ + dt_, fext_);
-    model_.add_internal_force(u_, fint_);
+    model_.add_internal_force(u_, fint_, overlap_ ? Sweep::Border : Sweep::All);
+  }
+  if (overlap_) { // the shared nodes' sums fly while the interior elements are computed
+    {
+      StepPhase phase("fegpu::driver::exchange", "exchange");
+      parts_->start_sum(fint_);
+    }
+    StepPhase phase("fegpu::driver::forces", "forces");
+    model_.add_internal_force(u_, fint_, Sweep::Interior);
   }
   if (parts_) {
     StepPhase phase("fegpu::driver::exchange", "exchange");
-    parts_->sum(fint_);
+    overlap_ ? parts_->finish_sum(fint_) : parts_->sum(fint_);
   }
   corrector_pending_ = true;
   time_ += dt_;

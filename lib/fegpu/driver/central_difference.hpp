@@ -15,6 +15,7 @@
 /// (each dof's arithmetic unchanged): one pass reads and writes 56 bytes a dof where two passes
 /// moved 104. Whatever reads the state at t(n+1) (velocity(), acceleration(), energies(),
 /// output, a topology change) first runs the pending corrector on its own (finish_step()).
+#include "fegpu/assembly/scatter.hpp"
 #include "fegpu/core/types.hpp"
 #include "fegpu/driver/integrator.hpp"
 #include "fegpu/driver/time_function.hpp"
@@ -102,8 +103,13 @@ public:
   virtual void initial_state(const DofView &u, const DofView &v) const = 0;
   /// Called once the initial state, constraints included, is set (u at t = 0).
   virtual void started(const DofView & /*u*/) {}
-  /// f += internal force at displacement u (the driver clears f beforehand).
-  virtual void add_internal_force(const DofView &u, const DofView &f) = 0;
+  /// f += the internal force at displacement u of the elements of `sweep` (the driver clears f
+  /// beforehand): every element, or after split_sweeps() one of its sweeps.
+  virtual void add_internal_force(const DofView &u, const DofView &f, Sweep sweep) = 0;
+  /// On many ranks, to overlap the exchange with the interior's forces: divides the elements into
+  /// two sweeps, those touching a node flagged in `border` (one flag per node) first. False where
+  /// the model cannot: its forces then come in one pass, and the exchange after it.
+  virtual bool split_sweeps(const std::vector<char> & /*border*/) { return false; }
   /// Topology changes (cohesive fracture): called after every step with the new displacement (the
   /// velocity's second half step is still pending then); returns true when the nodes changed
   /// (split, and possibly renumbered). The integrator then finishes the step, carries u and v over
@@ -221,6 +227,7 @@ private:
 
   ExplicitModel &model_;
   const parallel::Decomposition *parts_;
+  bool overlap_ = false; ///< many ranks: the exchange flies while the interior's forces are computed
   std::vector<Constraint> constraints_;
   std::vector<LoadPattern> loads_;
   DofView u_, v_, a_, mass_, fint_, fext_; // views of the storage below

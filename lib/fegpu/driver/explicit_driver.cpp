@@ -320,6 +320,9 @@ ExplicitSimulation::ExplicitSimulation(const InputNode &root, const RunOptions &
   if (opts.max_steps > 0)
     time_.max_steps = time_.max_steps > 0 ? std::min(time_.max_steps, opts.max_steps) : opts.max_steps;
   if (root.has("output")) output_ = OutputConfig::parse(root.child("output"));
+  // On many ranks, whether the exchange flies while the interior elements' forces are computed
+  // (read and ignored on one rank, as output.gather is).
+  if (root.has("solver")) overlap_ = root.child("solver").get<bool>("overlap", true);
   identity_ = {root.get<std::string>("physics"), fingerprint(root, {"time", "output"})};
   if (const int ranks = parallel::world().size(); ranks > 1) {
     const std::string why = " on one rank only (this run has " + std::to_string(ranks) + ")";
@@ -331,7 +334,7 @@ ExplicitSimulation::ExplicitSimulation(const InputNode &root, const RunOptions &
 const HostMesh &ExplicitSimulation::distribute(const HostMesh &global) {
   const parallel::Comm &comm = parallel::world();
   if (comm.size() == 1) return global;
-  decomposition_ = std::make_unique<parallel::Decomposition>(global, comm, output_.gather);
+  decomposition_ = std::make_unique<parallel::Decomposition>(global, comm, output_.gather, overlap_);
   return decomposition_->mesh();
 }
 

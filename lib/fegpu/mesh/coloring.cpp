@@ -245,6 +245,33 @@ Coloring color_elements(const Mesh &mesh, const Crs &node2elem, ColoringAlgorith
   return algorithm == ColoringAlgorithm::WelshPowell ? welsh_powell(mesh, node2elem) : jones_plassmann(mesh, node2elem);
 }
 
+Coloring split_coloring(const Coloring &c, const std::vector<char> &first) {
+  const std::vector<Index> elems = to_host(c.color2elem.indices);
+  FEGPU_CHECK(first.size() == elems.size(), "split_coloring: one flag per element");
+  Coloring s;
+  std::vector<Index> color(elems.size()), order, offsets{0};
+  order.reserve(elems.size());
+  for (const bool pass : {true, false}) {
+    s.sweeps.push_back(s.num_colors);
+    for (int k = 0; k < c.num_colors; ++k) {
+      for (Index i = c.offsets_h[k]; i < c.offsets_h[k + 1]; ++i)
+        if (bool(first[elems[i]]) == pass) color[elems[i]] = s.num_colors, order.push_back(elems[i]);
+      if (static_cast<Index>(order.size()) > offsets.back()) offsets.push_back(static_cast<Index>(order.size())), ++s.num_colors;
+    }
+  }
+  s.sweeps.push_back(s.num_colors);
+  std::vector<Index> by_sweep;
+  by_sweep.reserve(elems.size());
+  for (const bool pass : {true, false})
+    for (std::size_t e = 0; e < first.size(); ++e)
+      if (bool(first[e]) == pass) by_sweep.push_back(static_cast<Index>(e));
+  s.sweep_elems = to_device("fegpu::coloring::sweep_elems", by_sweep);
+  s.color = to_device("fegpu::coloring::split_color", color);
+  s.color2elem = {to_device("fegpu::coloring::split_offsets", offsets), to_device("fegpu::coloring::split_elems", order)};
+  s.offsets_h = offsets;
+  return s;
+}
+
 Index count_coloring_conflicts(const Mesh &mesh, const Crs &n2e, const IndexView &color) {
   const auto conn = mesh.elem2node;
   const auto off = n2e.offsets;

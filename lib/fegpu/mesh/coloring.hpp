@@ -5,6 +5,7 @@
 #include "fegpu/mesh/mesh.hpp"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fegpu {
@@ -19,12 +20,31 @@ struct Coloring {
   IndexView color;              // (element): its colour
   Crs color2elem;               // colour -> its elements, ascending
   std::vector<Index> offsets_h; // host copy of color2elem.offsets, for per-colour launches
+  /// (sweep + 1): colours [sweeps[s], sweeps[s + 1]) form sweep s. Empty: one sweep of every
+  /// colour; split_coloring() makes two.
+  std::vector<int> sweeps;
+  /// With two sweeps: every element once, the first sweep's ascending, then the second's; sweep s
+  /// at the same positions as its colours' in color2elem (an atomic scatter's launch, in the
+  /// mesh's order, which keeps neighbours near in memory where the colours scatter them).
+  IndexView sweep_elems;
   Index size(int c) const { return offsets_h[c + 1] - offsets_h[c]; }
+  int num_sweeps() const { return sweeps.empty() ? 1 : static_cast<int>(sweeps.size()) - 1; }
+  /// Sweep s's colours [first, last); s = -1: every colour.
+  std::pair<int, int> sweep_colors(int s) const {
+    return s < 0 || sweeps.empty() ? std::pair{0, num_colors} : std::pair{sweeps[s], sweeps[s + 1]};
+  }
   Index largest() const;
   Index smallest() const;
 };
 
 Coloring color_elements(const Mesh &mesh, const Crs &node2elem, ColoringAlgorithm algorithm);
+
+/// `c` split into two sweeps: first every colour's elements flagged in `first` (one flag per
+/// element), then every colour's others; each part of a colour becomes a colour of its own (still
+/// conflict-free; empty ones dropped), ascending ids within it, so that a sweep's elements are
+/// contiguous in color2elem. On many ranks the elements touching a node another rank holds sweep
+/// first: their nodes' sums are then exchanged while the interior elements are computed.
+Coloring split_coloring(const Coloring &c, const std::vector<char> &first);
 
 /// Number of pairs of same-coloured elements sharing a node (0 for a valid colouring).
 Index count_coloring_conflicts(const Mesh &mesh, const Crs &node2elem, const IndexView &color);

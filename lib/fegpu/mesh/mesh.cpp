@@ -62,6 +62,15 @@ std::string element_place(const Mesh &m, Index e) {
   return m.source + ", element " + std::to_string(id);
 }
 
+std::vector<char> elements_touching(const HostMesh &m, const std::vector<char> &nodes) {
+  const int npe = element_info(m.type).nodes;
+  std::vector<char> touches(m.conn.size() / npe, 0);
+  for (std::size_t e = 0; e < touches.size(); ++e)
+    for (int k = 0; k < npe; ++k)
+      touches[e] = touches[e] || nodes[m.conn[e * npe + k]];
+  return touches;
+}
+
 Mesh upload(const HostMesh &h) {
   Mesh m;
   m.type = h.type;

@@ -84,6 +84,9 @@ struct HostMesh {
 /// file's own numbering), for the messages of topology and geometry checks.
 std::string element_place(const Mesh &m, Index e);
 
+/// One flag per element: whether it touches a node flagged in `nodes` (one flag per node).
+std::vector<char> elements_touching(const HostMesh &m, const std::vector<char> &nodes);
+
 /// Copies host arrays to the device (allocations labelled fegpu::mesh::*).
 Mesh upload(const HostMesh &h);
 /// Copies a mesh back to host arrays (for output and tests).

@@ -11,7 +11,18 @@
 
 namespace fegpu::parallel {
 
-Decomposition::Decomposition(const HostMesh &global, const Comm &comm, bool gather) : comm_(comm), gather_(gather) {
+#ifdef FEGPU_HAVE_MPI
+struct Decomposition::Requests {
+  std::vector<MPI_Request> pending;
+};
+#else
+struct Decomposition::Requests {};
+#endif
+
+Decomposition::~Decomposition() = default;
+
+Decomposition::Decomposition(const HostMesh &global, const Comm &comm, bool gather, bool overlap)
+    : comm_(comm), gather_(gather), overlap_(overlap), requests_(std::make_unique<Requests>()) {
   Kokkos::Profiling::ScopedRegion region("fegpu::parallel::decompose");
   // Every rank divides the mesh (so that an error in it is every rank's); rank 0's division is
   // the one used, should a machine of another kind have come to another.
@@ -71,18 +82,14 @@ Decomposition::Decomposition(const HostMesh &global, const Comm &comm, bool gath
   for (const auto &s : global.side_sets)
     p.side_set_ids.push_back(s.id), p.side_set_sizes.push_back(static_cast<long>(s.a.size()));
   const HostMesh &m = local_.mesh;
-  std::vector<char> border(m.xyz.size() / 3, 0);
+  shared_flags_.assign(m.xyz.size() / 3, 0);
   for (Index n : self)
-    border[n] = 1;
-  for (std::size_t n = 0; n < border.size(); ++n)
-    (border[n] ? p.border_nodes : p.internal_nodes).push_back(static_cast<Index>(n));
-  const int npe = element_info(m.type).nodes;
-  for (std::size_t e = 0; e < local_.elem_index.size(); ++e) {
-    bool touches = false;
-    for (int k = 0; k < npe; ++k)
-      touches = touches || border[m.conn[e * npe + k]];
-    (touches ? p.border_elems : p.internal_elems).push_back(static_cast<Index>(e));
-  }
+    shared_flags_[n] = 1;
+  for (std::size_t n = 0; n < shared_flags_.size(); ++n)
+    (shared_flags_[n] ? p.border_nodes : p.internal_nodes).push_back(static_cast<Index>(n));
+  const std::vector<char> touches = elements_touching(m, shared_flags_);
+  for (std::size_t e = 0; e < touches.size(); ++e)
+    (touches[e] ? p.border_elems : p.internal_elems).push_back(static_cast<Index>(e));
   p.neighbors = local_.neighbors;
   p.shared = local_.shared;
   if (gather_) {
@@ -122,7 +129,9 @@ void Decomposition::gather(std::vector<std::vector<double>> &nodal, std::vector<
 
 #ifdef FEGPU_HAVE_MPI
 
-void Decomposition::exchange(int nc, const std::function<void()> &pack) const {
+void Decomposition::post(int nc, const std::function<void()> &pack) const {
+  std::vector<MPI_Request> &requests = requests_->pending;
+  FEGPU_CHECK(requests.empty(), "a sum over the ranks started while another was under way");
   const std::size_t sent = send_nodes_.extent(0), own = self_nodes_.extent(0);
   if (nc > capacity_nc_) {
     send_ = PinnedView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::send"), sent * nc);
@@ -131,7 +140,7 @@ void Decomposition::exchange(int nc, const std::function<void()> &pack) const {
     capacity_nc_ = nc;
   }
   const std::size_t k = local_.neighbors.size();
-  std::vector<MPI_Request> requests(2 * k);
+  requests.resize(2 * k);
   constexpr int tag = 7301;
   for (std::size_t i = 0; i < k; ++i)
     MPI_Irecv(combined_.data() + (own + offsets_[i]) * nc, (offsets_[i + 1] - offsets_[i]) * nc, MPI_DOUBLE,
@@ -141,14 +150,20 @@ void Decomposition::exchange(int nc, const std::function<void()> &pack) const {
   for (std::size_t i = 0; i < k; ++i)
     MPI_Isend(send_.data() + offsets_[i] * nc, (offsets_[i + 1] - offsets_[i]) * nc, MPI_DOUBLE, local_.neighbors[i],
               tag, MPI_COMM_WORLD, &requests[k + i]);
+}
+
+void Decomposition::wait() const {
+  std::vector<MPI_Request> &requests = requests_->pending;
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  requests.clear();
 }
 
 #else
 
-void Decomposition::exchange(int, const std::function<void()> &) const {
+void Decomposition::post(int, const std::function<void()> &) const {
   FEGPU_CHECK(false, "an exchange between ranks in a build without MPI");
 }
+void Decomposition::wait() const {}
 
 #endif
 

@@ -9,6 +9,8 @@
 /// host-pinned buffers (neither Debian's MPI nor the GPU machines' is CUDA-aware), MPI sends them;
 /// then every holder of a node adds the rows of all holders in rank order, its own among them, so
 /// that each copy of the node ends with the same bits and a run on N ranks repeats bit for bit.
+/// Overlapped (start_sum, then work that touches no shared row, then finish_sum), the messages
+/// fly while the interior elements' forces are computed.
 #include "fegpu/core/types.hpp"
 #include "fegpu/io/exodus.hpp"
 #include "fegpu/parallel/comm.hpp"
@@ -16,6 +18,7 @@
 
 #include <array>
 #include <functional>
+#include <memory>
 #include <vector>
 
 namespace fegpu::parallel {
@@ -33,11 +36,22 @@ template <class View> KOKKOS_INLINE_FUNCTION auto &row(const View &v, Index n, i
     return v(n, c);
 }
 
-/// send(i) = the rows of send_nodes(i); own(j) = the rows of self_nodes(j) (this rank's part).
+template <class View> int components(const View &v) {
+  return !v.extent(0) ? 0 : View::rank() == 1 ? 1 : static_cast<int>(v.extent(1));
+}
+
+/// Column c of the rows of a and b side by side (na = a's components).
+template <class View> KOKKOS_INLINE_FUNCTION auto &row(const View &a, const View &b, int na, Index n, int c) {
+  return c < na ? row(a, n, c) : row(b, n, c - na);
+}
+
+/// send(i) = the rows of send_nodes(i); own(j) = the rows of self_nodes(j) (this rank's part);
+/// a row is a's components, then b's (b may be empty).
 template <class View>
-void pack(const View &v, int nc, const IndexView &send_nodes, const PinnedView &send, const IndexView &self_nodes,
-          const PinnedView &own) {
+void pack(const View &a, const View &b, const IndexView &send_nodes, const PinnedView &send,
+          const IndexView &self_nodes, const PinnedView &own) {
   const Index ns = static_cast<Index>(send_nodes.extent(0)), nself = static_cast<Index>(self_nodes.extent(0));
+  const int na = components(a), nc = na + components(b);
   Kokkos::parallel_for(
       "fegpu::parallel::pack", range(0, ns + nself), KOKKOS_LAMBDA(Index i) {
         const bool out = i < ns;
@@ -45,21 +59,22 @@ void pack(const View &v, int nc, const IndexView &send_nodes, const PinnedView &
         const PinnedView &buf = out ? send : own;
         const Index at = out ? i : i - ns;
         for (int c = 0; c < nc; ++c)
-          buf(at * nc + c) = row(v, n, c);
+          buf(at * nc + c) = row(a, b, na, n, c);
       });
 }
 
 /// Each shared row = the sum, in rank order, of the entries `from` lists for it.
 template <class View>
-void add(const View &v, int nc, const IndexView &self_nodes, const IndexView &from_offsets, const IndexView &from,
-         const PinnedView &combined) {
+void add(const View &a, const View &b, const IndexView &self_nodes, const IndexView &from_offsets,
+         const IndexView &from, const PinnedView &combined) {
+  const int na = components(a), nc = na + components(b);
   Kokkos::parallel_for(
       "fegpu::parallel::add", range(0, static_cast<Index>(self_nodes.extent(0))), KOKKOS_LAMBDA(Index j) {
         for (int c = 0; c < nc; ++c) {
           double s = 0;
           for (Index k = from_offsets(j); k < from_offsets(j + 1); ++k)
             s += combined(from(k) * nc + c);
-          row(v, self_nodes(j), c) = s;
+          row(a, b, na, self_nodes(j), c) = s;
         }
       });
 }
@@ -71,7 +86,8 @@ public:
   /// Divides `global` among `comm`'s ranks (METIS, on every rank alike; rank 0's division kept) and
   /// plans the exchange. With `gather`, rank 0 keeps the whole mesh for output gathered into one
   /// file. RunError (on every rank) if a rank would hold no element.
-  Decomposition(const HostMesh &global, const Comm &comm, bool gather);
+  Decomposition(const HostMesh &global, const Comm &comm, bool gather, bool overlap = true);
+  ~Decomposition();
 
   const Comm &comm() const { return comm_; }
   const LocalMesh &local() const { return local_; }
@@ -82,15 +98,34 @@ public:
   long global_elements() const { return part_.global_elems; }
   /// Local node n's position in the whole mesh (the order a one-rank run knows it by).
   long node_index(Index n) const { return local_.node_index[n]; }
+  /// One flag per local node: whether another rank holds it too.
+  const std::vector<char> &shared_nodes() const { return shared_flags_; }
+  /// Whether the integrators overlap the exchange with the interior elements' forces (input
+  /// `solver: {overlap: true}`, the default), or exchange after all of them.
+  bool overlaps() const { return overlap_; }
 
-  /// Completes the rows of shared nodes of `v`, a device View (node) or (node, component) of
-  /// partial sums: each becomes the sum over the ranks holding the node, in rank order. Collective.
-  template <class View> void sum(const View &v) const {
+  /// Completes the rows of shared nodes of `a`, a device View (node) or (node, component) of
+  /// partial sums, and of `b` (another such View, or none) in the same messages: each becomes the
+  /// sum over the ranks holding the node, in rank order. Collective.
+  template <class View> void sum(const View &a, const View &b = View()) const {
+    start_sum(a, b);
+    finish_sum(a, b);
+  }
+  /// sum() in two halves around other work: start_sum() sends this rank's shared rows, which must
+  /// be whole by then (only the border elements, those touching a shared node, add to them);
+  /// finish_sum() waits for the other ranks' and adds. The work between touches no shared row
+  /// (the interior elements). One sum at a time.
+  template <class View> void start_sum(const View &a, const View &b = View()) const {
     if (local_.neighbors.empty()) return;
-    Kokkos::Profiling::ScopedRegion region("fegpu::parallel::sum");
-    const int nc = View::rank() == 1 ? 1 : static_cast<int>(v.extent(1));
-    exchange(nc, [&] { halo_kernels::pack(v, nc, send_nodes_, send_, self_nodes_, combined_); });
-    halo_kernels::add(v, nc, self_nodes_, from_offsets_, from_, combined_);
+    Kokkos::Profiling::ScopedRegion region("fegpu::parallel::start_sum");
+    post(halo_kernels::components(a) + halo_kernels::components(b),
+         [&] { halo_kernels::pack(a, b, send_nodes_, send_, self_nodes_, combined_); });
+  }
+  template <class View> void finish_sum(const View &a, const View &b = View()) const {
+    if (local_.neighbors.empty()) return;
+    Kokkos::Profiling::ScopedRegion region("fegpu::parallel::finish_sum");
+    wait();
+    halo_kernels::add(a, b, self_nodes_, from_offsets_, from_, combined_);
   }
 
   /// The node nearest `point` among every rank's own nodes, the lowest global position among equals
@@ -109,15 +144,18 @@ public:
   void gather(std::vector<std::vector<double>> &nodal, std::vector<std::vector<double>> &element) const;
 
 private:
-  /// Sizes the buffers for nc components, posts the receives, runs `pack`, waits for the device,
-  /// sends and waits for every message.
-  void exchange(int nc, const std::function<void()> &pack) const;
+  /// Sizes the buffers for nc components, posts the receives, runs `pack`, waits for the device
+  /// and starts the sends.
+  void post(int nc, const std::function<void()> &pack) const;
+  /// Waits for every message post() started.
+  void wait() const;
 
   const Comm &comm_;
   LocalMesh local_;
   PartitionStats stats_;
   ExodusPart part_;
-  bool gather_ = false;
+  bool gather_ = false, overlap_ = true;
+  std::vector<char> shared_flags_;
   HostMesh global_;                                   ///< rank 0, gathering
   std::vector<long> gathered_nodes_, gathered_elems_; ///< rank 0: every rank's owned nodes and elements, in turn
 
@@ -128,6 +166,8 @@ private:
   mutable PinnedView send_;       // (entry * nc + c)
   mutable PinnedView combined_;   // (entry * nc + c): this rank's shared rows, then each neighbour's
   mutable int capacity_nc_ = 0;   // components the buffers are sized for
+  struct Requests;                // the messages of the sum under way (MPI's requests)
+  mutable std::unique_ptr<Requests> requests_;
 };
 
 } // namespace fegpu::parallel

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Many ranks: the application on 1, 2, 4 ... MPI ranks, the exchange overlapped and not.
+
+  ranks.py --app BUILD/app/fegpu-kk --out FILE.json [--mpiexec mpirun] [--mpiexec-flags "..."]
+           [--layouts 1x2,2x1] [--problems t6:1000000,cylinder:294912,t6:500000:weak] [--steps 100]
+
+A problem is KIND:ELEMENTS[:weak]: `t6`, elastodynamics of a T6 strip (a velocity pulled at one
+end), or `cylinder`, the seed's pinched MITC4 cylinder (standard scheme, atomic scatter); ELEMENTS
+in all (strong scaling) or, with `weak`, a rank. A layout is RANKSxTHREADS (threads: OpenMP
+threads a rank; 0 leaves Kokkos' default, as on a GPU, where each rank takes its own device).
+Each problem runs on every layout, plainly (the time loop's wall time over its steps, the row's
+time) and with --profile (the exchange's share of the profiled step); layouts of several ranks
+run twice, `solver: {overlap: true}` (the default) and `false`. Rows go to FILE.json in the form
+of Google Benchmark's output, program "ranks", for report.py.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+T6 = """physics: elastodynamics
+mesh: {{generator: rectangle, element: tri6, nx: {nx}, ny: {ny}, lx: {lx}, ly: 1.0}}
+materials:
+  steel: {{density: 7850, youngs_modulus: 2.0e11, poissons_ratio: 0.3}}
+boundary_conditions:
+  - {{type: velocity, node_set: left, components: x, value: 1.0}}
+solver: {{overlap: {overlap}}}
+time: {{end_time: 1.0}}
+output: {{file: t6.e, every_steps: 100000000}}
+"""
+
+CYLINDER = """physics: explicit_shell
+mesh: {{generator: cylinder, n_theta: {n}, n_z: {nz}, radius: 1.016, length: 3.048}}
+material: {{density: 1000.0, youngs_modulus: 2.0685e7, poissons_ratio: 0.3, thickness: 0.03}}
+boundary_conditions:
+  - {{type: fixed, node_set: bottom, dofs: all}}
+loads:
+  - {{type: force, point: [1.016, 0.0, 3.048], value: [-500.0, 0.0, 0.0]}}
+  - {{type: force, point: [-1.016, 0.0, 3.048], value: [500.0, 0.0, 0.0]}}
+solver: {{scheme: standard, scatter: atomic, overlap: {overlap}}}
+time: {{end_time: 0.25, dt: 1.2761e-5}}
+output: {{file: cylinder.e, every_steps: 100000000}}
+"""
+
+
+def problem_input(kind, elements, overlap):
+    """The input of about `elements` elements, and how many it has."""
+    flag = "true" if overlap else "false"
+    if kind == "t6":  # a strip 4:1 of nx x ny cells, two triangles each
+        ny = max(1, round(math.sqrt(elements / 8)))
+        nx = max(1, round(elements / (2 * ny)))
+        return T6.format(nx=nx, ny=ny, lx=nx / ny, overlap=flag), 2 * nx * ny
+    if kind == "cylinder":  # n x 2n cells, as the seed's meshes
+        n = max(4, round(math.sqrt(elements / 2)))
+        return CYLINDER.format(n=n, nz=2 * n, overlap=flag), 2 * n * n
+    raise SystemExit(f"ranks.py: unknown problem kind '{kind}' (t6, cylinder)")
+
+
+def run(a, ranks, threads, yaml_text, extra, scratch):
+    path = os.path.join(scratch, "input.yaml")
+    with open(path, "w") as fh:
+        fh.write(yaml_text)
+    out = os.path.join(scratch, "out")
+    cmd = [a.mpiexec, "-np", str(ranks)] + a.mpiexec_flags.split() + \
+          [a.app, path, "--output-dir", out, "--max-steps", str(a.steps)] + extra
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    if threads > 0:
+        cmd.append(f"--kokkos-num-threads={threads}")
+        env["OMP_NUM_THREADS"] = str(threads)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    shutil.rmtree(out, ignore_errors=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()[-2000:]}")
+    return p.stdout
+
+
+def phases(stdout):
+    """The end-of-run table: phase -> (seconds, calls)."""
+    table = stdout.split("time per phase:", 1)[1] if "time per phase:" in stdout else ""
+    return {m.group(1): (float(m.group(2)), int(m.group(3)))
+            for m in re.finditer(r"^\s+(\S+)\s+([\d.]+) s\s+[\d.]+ %\s+(\d+) x", table, re.M)}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--app", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--mpiexec", default="mpirun")
+    p.add_argument("--mpiexec-flags", default="")
+    p.add_argument("--layouts", default="")
+    p.add_argument("--problems", default="t6:1000000,cylinder:294912,t6:500000:weak")
+    p.add_argument("--steps", type=int, default=100)
+    a = p.parse_args()
+    cores = os.cpu_count() or 1
+    layouts = a.layouts or ",".join(f"{r}x{cores // r}" for r in (1, 2, 4) if cores // r >= 1 and r <= cores)
+    rows = []
+    scratch = tempfile.mkdtemp(prefix="fegpu-ranks.")
+    for spec in a.problems.split(","):
+        kind, elements, *mode = spec.split(":")
+        weak = mode == ["weak"]
+        for layout in layouts.split(","):
+            ranks, threads = (int(x) for x in layout.split("x"))
+            for overlap in ([True, False] if ranks > 1 else [True]):
+                yaml_text, n = problem_input(kind, int(elements) * (ranks if weak else 1), overlap)
+                name = f"Ranks/{kind}{'_weak' if weak else ''}/{elements}/{layout}" + \
+                       (("/overlap" if overlap else "/after") if ranks > 1 else "")
+                print(f"ranks.py: {name}", file=sys.stderr)
+                stdout = run(a, ranks, threads, yaml_text, [], scratch)
+                plain = phases(stdout)
+                shared = re.search(r"^partition: .* (\d+) shared nodes", stdout, re.M)
+                profiled = phases(run(a, ranks, threads, yaml_text, ["--profile"], scratch))
+                loop = plain["time_loop"][0]
+                step_phases = {k: v for k, v in profiled.items() if k not in ("setup", "start", "output")}
+                exchange = profiled.get("exchange", (0.0, 0))[0]
+                rows.append({"name": name, "run_type": "iteration", "real_time": 1e3 * loop / a.steps,
+                             "time_unit": "ms", "elements": n, "ranks": ranks, "threads": threads,
+                             "overlap": overlap, "weak": weak, "steps": a.steps,
+                             "shared_nodes": int(shared.group(1)) if shared else 0,
+                             "exchange_share": exchange / max(sum(s for s, _ in step_phases.values()), 1e-30)})
+    shutil.rmtree(scratch, ignore_errors=True)
+    with open(a.out, "w") as fh:
+        json.dump({"context": {}, "benchmarks": rows}, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()
