@@ -8,6 +8,7 @@ A problem is KIND:ELEMENTS[:weak]: `t6`, elastodynamics of a T6 strip (a velocit
 end), or `cylinder`, the seed's pinched MITC4 cylinder (standard scheme, atomic scatter); ELEMENTS
 in all (strong scaling) or, with `weak`, a rank. A layout is RANKSxTHREADS (threads: OpenMP
 threads a rank; 0 leaves Kokkos' default, as on a GPU, where each rank takes its own device).
+Weak scaling keeps a rank's threads: each layout RxT of several ranks is set against 1xT.
 Each problem runs on every layout, plainly (the time loop's wall time over its steps, the row's
 time) and with --profile (the exchange's share of the profiled step); layouts of several ranks
 run twice, `solver: {overlap: true}` (the default) and `false`. Rows go to FILE.json in the form
@@ -103,7 +104,11 @@ def main():
     for spec in a.problems.split(","):
         kind, elements, *mode = spec.split(":")
         weak = mode == ["weak"]
-        for layout in layouts.split(","):
+        todo = layouts.split(",")
+        if weak:  # one rank of each layout's threads first, the reference of its efficiency
+            todo = [f"1x{t}" for t in dict.fromkeys(l.split("x")[1] for l in todo)] + \
+                   [l for l in todo if not l.startswith("1x")]
+        for layout in todo:
             ranks, threads = (int(x) for x in layout.split("x"))
             for overlap in ([True, False] if ranks > 1 else [True]):
                 yaml_text, n = problem_input(kind, int(elements) * (ranks if weak else 1), overlap)

@@ -241,14 +241,15 @@ def example_cell(m, name):
 
 def ranks_cell(m, name):
     """A layout's time a step; against the one-rank row of the problem: speed-up (strong) or
-    efficiency (weak); the profiled exchange's share of the step."""
+    efficiency (weak: against one rank of as many threads); the profiled exchange's share."""
     rows = {b["name"]: b for b in m["benchmarks"]}
     b = rows.get(name)
     if not b:
         return ""
     text = fmt_time(ms(b)) + "/step"
     problem = name.split("/")[1:3]
-    one = next((r for n, r in rows.items() if n.split("/")[1:3] == problem and r.get("ranks") == 1), None)
+    one = next((r for n, r in rows.items() if n.split("/")[1:3] == problem and r.get("ranks") == 1 and
+                (not b.get("weak") or r.get("threads") == b.get("threads"))), None)
     if one and b["ranks"] > 1:
         ratio = ms(one) / ms(b)
         text += f", {100 * ratio:.0f}% efficiency" if b.get("weak") else f", {ratio:.2f}x one rank"
