@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numeric>
+#include <random>
 #include <set>
 
 using namespace fegpu;
@@ -182,6 +184,75 @@ TEST(Coloring, SplitIntoTwoSweeps) {
     for (int v : seen)
       EXPECT_EQ(v, 1);
   }
+}
+
+namespace {
+
+/// A facet joins where its flag is set.
+struct Flagged {
+  RealView keep;
+  KOKKOS_INLINE_FUNCTION bool operator()(Index f) const { return keep(f) != 0.0; }
+};
+
+/// Every facet of a T3 mesh joins but those on the line x = at.
+struct AllButLine {
+  ConnView conn;
+  CoordView x;
+  DeviceView<Index *[2]> f2e;
+  DeviceView<int *[2]> f2l;
+  double at;
+  KOKKOS_INLINE_FUNCTION bool operator()(Index f) const {
+    const Index e = f2e(f, 0);
+    const int l = f2l(f, 0);
+    const double xa = x(conn(e, facet_node(ElementType::Tri3, l, 0)), 0);
+    const double xb = x(conn(e, facet_node(ElementType::Tri3, l, 1)), 0);
+    return !(Kokkos::abs(xa - at) < 1e-12 && Kokkos::abs(xb - at) < 1e-12);
+  }
+};
+
+} // namespace
+
+// The fragment count's connected components, against a union-find on the host: random graphs of
+// up to 3,000 elements (as facets between random pairs), each facet joining or not at random, and
+// a plate cut through by a line of separated facets.
+TEST(Components, CountedOnTheDeviceAsOnTheHost) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 20; ++trial) {
+    const Index ne = 1 + static_cast<Index>(rng() % 3000), nf = static_cast<Index>(rng() % (2 * ne + 1));
+    DeviceView<Index *[2]> f2e("test::facet2elem", nf);
+    RealView keep("test::joined", nf);
+    auto f = Kokkos::create_mirror_view(f2e);
+    auto k = Kokkos::create_mirror_view(keep);
+    std::vector<Index> parent(ne);
+    std::iota(parent.begin(), parent.end(), 0);
+    const auto find = [&](Index x) {
+      while (parent[x] != x)
+        x = parent[x];
+      return x;
+    };
+    Index groups = ne;
+    for (Index i = 0; i < nf; ++i) {
+      f(i, 0) = static_cast<Index>(rng() % ne);
+      f(i, 1) = rng() % 10 == 0 ? -1 : static_cast<Index>(rng() % ne); // a boundary facet now and then
+      k(i) = rng() % 3 != 0;
+      if (f(i, 1) < 0 || !k(i)) continue;
+      const Index a = find(f(i, 0)), b = find(f(i, 1));
+      if (a != b) parent[a] = b, --groups;
+    }
+    Kokkos::deep_copy(f2e, f);
+    Kokkos::deep_copy(keep, k);
+    const IndexView scratch("test::parent", ne);
+    EXPECT_EQ(count_components(f2e, Flagged{keep}, scratch), groups)
+        << "trial " << trial << ": " << ne << " elements, " << nf << " facets";
+  }
+  // A plate of 10 x 4 cells cut along x = 0.5: two pieces; cut along x = 2 (nowhere): one.
+  const Mesh m = upload(generate_rectangle(ElementType::Tri3, 10, 4, 1.0, 0.4));
+  const Topology t = build_topology(m);
+  const IndexView scratch("test::parent", m.num_elems());
+  EXPECT_EQ(count_components(t.facet2elem, AllButLine{m.elem2node, m.coords, t.facet2elem, t.facet2local, 0.5}, scratch),
+            2);
+  EXPECT_EQ(count_components(t.facet2elem, AllButLine{m.elem2node, m.coords, t.facet2elem, t.facet2local, 2.0}, scratch),
+            1);
 }
 
 TEST(Generators, AnnulusSectorAndRingQuads) {

@@ -154,7 +154,7 @@ private:
     Coloring coloring;
     Index count = 0;
   } adjacent_;
-  std::vector<Index> facet2elem_h_; // (facet, side) flattened, for the fragment count
+  IndexView fragment_parent_; // (bulk element): the fragment count's scratch
   std::size_t peak_bytes_ = 0;
   double initial_strain_ = 0; ///< strain energy at t = 0 (started())
   std::optional<HistorySpec::CrackTip> tip_;

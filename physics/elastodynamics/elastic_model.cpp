@@ -96,10 +96,10 @@ void ElasticModel::set_topology(const ConnView &elem2node, const CoordView &coor
 std::string ElasticModel::description() const {
   char line[256];
   std::snprintf(line, sizeof line,
-                "mesh: %d nodes, %d %s elements; %d colours (%s, largest %d, smallest %d); scatter: %s",
+                "mesh: %d nodes, %d %s elements; %d colours (%s, largest %d, smallest %d%s); scatter: %s",
                 mesh_.num_nodes(), mesh_.num_elems(), exodus_name(mesh_.type).c_str(), coloring_.num_colors,
                 to_string(config_.coloring).c_str(), coloring_.largest(), coloring_.smallest(),
-                to_string(config_.scatter).c_str());
+                coloring_.num_sweeps() > 1 ? "; border, then interior" : "", to_string(config_.scatter).c_str());
   return line;
 }
 

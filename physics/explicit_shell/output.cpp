@@ -17,6 +17,7 @@ std::string ShellModel::description() const {
     scatter = config_.scatter == Scatter::Coloring
                   ? " (scatter: coloring, " + std::to_string(coloring_.num_colors) + " colours)"
                   : std::string(" (scatter: atomic)");
+  if (overlap_) scatter += ", border elements, then interior";
   char line[256];
   std::snprintf(line, sizeof line,
                 "mesh: %d nodes, %d MITC4 shell elements; scheme: %s%s; %.0f bytes of device "

@@ -26,3 +26,53 @@ Topology build_topology(const Mesh &mesh);
 Crs build_node2elem(const Mesh &mesh);
 
 } // namespace fegpu
+
+namespace fegpu {
+
+namespace components_detail {
+
+/// The root of x's tree, halving the path on the way (each parent set to its grandparent: still an
+/// ancestor whatever other threads do, since a root only ever hooks under a smaller one).
+KOKKOS_INLINE_FUNCTION Index find_root(const IndexView &parent, Index x) {
+  Index p = Kokkos::atomic_load(&parent(x));
+  while (p != x) {
+    const Index g = Kokkos::atomic_load(&parent(p));
+    if (g != p) Kokkos::atomic_store(&parent(x), g);
+    x = p;
+    p = g;
+  }
+  return x;
+}
+
+} // namespace components_detail
+
+/// The number of groups of elements that facets join: facet f joins its two elements
+/// (facet2elem(f, 0) and (f, 1); -1 on the boundary) where joined(f) is true, and the groups are
+/// the connected components. A union-find on the device: every joining facet hooks the larger of
+/// its elements' roots under the smaller by compare-and-swap, retrying where another thread
+/// hooked first, then the roots are counted, so the count does not depend on the order in which
+/// threads run. `parent` has one entry per element (scratch, overwritten).
+template <class Joined>
+Index count_components(const DeviceView<Index *[2]> &facet2elem, const Joined &joined, const IndexView &parent) {
+  const Index ne = static_cast<Index>(parent.extent(0)), nf = static_cast<Index>(facet2elem.extent(0));
+  Kokkos::parallel_for(
+      "fegpu::components::init", range(0, ne), KOKKOS_LAMBDA(Index e) { parent(e) = e; });
+  Kokkos::parallel_for(
+      "fegpu::components::join", range(0, nf), KOKKOS_LAMBDA(Index f) {
+        const Index a = facet2elem(f, 0), b = facet2elem(f, 1);
+        if (b < 0 || !joined(f)) return;
+        Index ra = components_detail::find_root(parent, a), rb = components_detail::find_root(parent, b);
+        while (ra != rb) {
+          const Index hi = ra > rb ? ra : rb, lo = ra > rb ? rb : ra;
+          if (Kokkos::atomic_compare_exchange(&parent(hi), hi, lo) == hi) break;
+          ra = components_detail::find_root(parent, hi); // hi gained a parent meanwhile
+          rb = components_detail::find_root(parent, lo);
+        }
+      });
+  Index roots = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::components::count", range(0, ne), KOKKOS_LAMBDA(Index e, Index & n) { n += parent(e) == e; }, roots);
+  return roots;
+}
+
+} // namespace fegpu
