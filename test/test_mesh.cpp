@@ -249,10 +249,10 @@ TEST(Components, CountedOnTheDeviceAsOnTheHost) {
   const Mesh m = upload(generate_rectangle(ElementType::Tri3, 10, 4, 1.0, 0.4));
   const Topology t = build_topology(m);
   const IndexView scratch("test::parent", m.num_elems());
-  EXPECT_EQ(count_components(t.facet2elem, AllButLine{m.elem2node, m.coords, t.facet2elem, t.facet2local, 0.5}, scratch),
-            2);
-  EXPECT_EQ(count_components(t.facet2elem, AllButLine{m.elem2node, m.coords, t.facet2elem, t.facet2local, 2.0}, scratch),
-            1);
+  EXPECT_EQ(
+      count_components(t.facet2elem, AllButLine{m.elem2node, m.coords, t.facet2elem, t.facet2local, 0.5}, scratch), 2);
+  EXPECT_EQ(
+      count_components(t.facet2elem, AllButLine{m.elem2node, m.coords, t.facet2elem, t.facet2local, 2.0}, scratch), 1);
 }
 
 TEST(Generators, AnnulusSectorAndRingQuads) {

@@ -398,8 +398,8 @@ output: {file: all.e, every_time: 0.25, histories: {file: all.csv, every_steps: 
   expect_matches_one_rank(yaml, {3});
   // T3, and the exchange after all the elements' forces rather than overlapped with the interior's.
   const std::string t3 = replace(yaml, "element: tri6", "element: tri3");
-  expect_matches_one_rank(replace(t3, "physics: elastodynamics\n", "physics: elastodynamics\nsolver: {overlap: false}\n"),
-                          {2});
+  expect_matches_one_rank(
+      replace(t3, "physics: elastodynamics\n", "physics: elastodynamics\nsolver: {overlap: false}\n"), {2});
   // Atomic scatter adds in the order threads arrive: no bitwise repeat to ask for.
   expect_matches_one_rank(
       replace(yaml, "physics: elastodynamics\n", "physics: elastodynamics\nsolver: {scatter: atomic}\n"), {2}, "",

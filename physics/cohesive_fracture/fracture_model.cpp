@@ -198,8 +198,8 @@ FractureModel::FractureModel(const HostMesh &mesh, elastic::Config elastic, Frac
   strength_ = RealView("fegpu::cohesive::strength", topology_.num_facets);
   strength_factors(config_.strength, strength_);
 
-  fragment_parent_ = IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::fragment_parent"),
-                               m.num_elems());
+  fragment_parent_ =
+      IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::fragment_parent"), m.num_elems());
 
   // Notches: cracked from the start, traction-free in tension.
   if (!config_.notches.empty()) {

@@ -166,7 +166,7 @@ std::vector<HistoryColumn> ShellModel::history_columns(const HistorySpec &spec) 
       ++f;
     if (f == 3) p.where.child("field").error("unknown field '" + p.field + "' (displacement, velocity, rotation)");
     // The mesh never changes; on many ranks the nearest node's owner has it (-1 elsewhere).
-    probes_.push_back({f, parts_ ? parts_->nearest_node(mesh_.coords, p.point) : nearest_node(mesh_.coords, p.point)});
+    probes_.push_back({f, parallel::nearest_node(parts_, mesh_.coords, p.point)});
     for (const char *a : axis)
       columns.push_back({p.name + "_" + p.field + "_" + a, field_quantity(p.field)});
   }

@@ -249,11 +249,11 @@ void ShellModel::setup_loads() {
   int pressure_follower = -1;
   const HostMesh &h = host_mesh_;
   const Index nn = static_cast<Index>(h.xyz.size() / 3);
+  // A force on a node goes to its owner alone, an edge's share to the rank of the edge's element:
+  // the exchange then sums each once.
+  const Index owned = owned_nodes();
   for (std::size_t l = 0; l < config_.loads.size(); ++l) {
     const LoadSpec &s = config_.loads[l];
-    // A force on a node goes to its owner alone, an edge's share to the rank of the edge's element:
-    // the exchange then sums each once.
-    const Index owned = owned_nodes();
     const auto push = [&](Index n, double scale) {
       node.push_back(n);
       for (int i = 0; i < 3; ++i)
@@ -268,7 +268,7 @@ void ShellModel::setup_loads() {
       break;
     case LoadSpec::Force:
       if (s.at_point) {
-        const Index n = parts_ ? parts_->nearest_node(mesh_.coords, s.point) : nearest_node(mesh_.coords, s.point);
+        const Index n = parallel::nearest_node(parts_, mesh_.coords, s.point);
         if (n >= 0) push(n, 1.0);
       } else {
         for (const auto &set : h.node_sets)

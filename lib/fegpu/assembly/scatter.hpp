@@ -32,9 +32,9 @@ struct AtomicAdd {
   }
 };
 
-/// The launches of one sweep of the elements (every element, or a sweep of a split colouring): launch(elems, first, count) for elements elems(first + i),
-/// i < count; colour by colour for a coloured scatter, all at once in the mesh's order for an
-/// atomic one (every element: `elems` empty, element i is i).
+/// The launches of one sweep of the elements (every element, or a sweep of a split colouring): launch(elems, first,
+/// count) for elements elems(first + i), i < count; colour by colour for a coloured scatter, all at once in the mesh's
+/// order for an atomic one (every element: `elems` empty, element i is i).
 template <class Launch>
 void for_each_launch(ScatterStrategy strategy, const Coloring &coloring, Index num_elems, Sweep sweep,
                      const Launch &launch) {
@@ -42,7 +42,8 @@ void for_each_launch(ScatterStrategy strategy, const Coloring &coloring, Index n
   const IndexView &elems = coloring.color2elem.indices;
   if (strategy == ScatterStrategy::Atomic) {
     if (sweep == Sweep::All) return launch(IndexView(), 0, num_elems);
-    return launch(coloring.sweep_elems, coloring.offsets_h[first], coloring.offsets_h[last] - coloring.offsets_h[first]);
+    return launch(coloring.sweep_elems, coloring.offsets_h[first],
+                  coloring.offsets_h[last] - coloring.offsets_h[first]);
   }
   for (int c = first; c < last; ++c)
     launch(elems, coloring.offsets_h[c], coloring.size(c));

@@ -117,7 +117,7 @@ void CentralDifference::history_values(std::vector<double> &row) {
   for (const Probe &p : probes_) {
     // The nodes move with a crack's topology: found again each time. On many ranks, the owner of
     // the nearest gives its values, the other ranks zeros, summed below.
-    const Index n = parts_ ? parts_->nearest_node(x, p.point) : nearest_node(x, p.point);
+    const Index n = parallel::nearest_node(parts_, x, p.point);
     const DofView &f = p.field == 0 ? u_ : p.field == 1 ? v_ : a_;
     std::vector<double> values(nc, 0.0);
     if (n >= 0) {

@@ -256,7 +256,8 @@ Coloring split_coloring(const Coloring &c, const std::vector<char> &first) {
     for (int k = 0; k < c.num_colors; ++k) {
       for (Index i = c.offsets_h[k]; i < c.offsets_h[k + 1]; ++i)
         if (bool(first[elems[i]]) == pass) color[elems[i]] = s.num_colors, order.push_back(elems[i]);
-      if (static_cast<Index>(order.size()) > offsets.back()) offsets.push_back(static_cast<Index>(order.size())), ++s.num_colors;
+      if (static_cast<Index>(order.size()) > offsets.back())
+        offsets.push_back(static_cast<Index>(order.size())), ++s.num_colors;
     }
   }
   s.sweeps.push_back(s.num_colors);
@@ -267,7 +268,8 @@ Coloring split_coloring(const Coloring &c, const std::vector<char> &first) {
       if (bool(first[e]) == pass) by_sweep.push_back(static_cast<Index>(e));
   s.sweep_elems = to_device("fegpu::coloring::sweep_elems", by_sweep);
   s.color = to_device("fegpu::coloring::split_color", color);
-  s.color2elem = {to_device("fegpu::coloring::split_offsets", offsets), to_device("fegpu::coloring::split_elems", order)};
+  s.color2elem = {to_device("fegpu::coloring::split_offsets", offsets),
+                  to_device("fegpu::coloring::split_elems", order)};
   s.offsets_h = offsets;
   return s;
 }

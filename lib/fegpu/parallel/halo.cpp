@@ -100,14 +100,16 @@ Decomposition::Decomposition(const HostMesh &global, const Comm &comm, bool gath
   }
 }
 
-Index Decomposition::nearest_node(const CoordView &coords, const std::array<double, 3> &point) const {
-  const Index n = fegpu::nearest_node(coords, point, local_.owned_nodes);
+Index nearest_node(const Decomposition *parts, const CoordView &coords, const std::array<double, 3> &point) {
+  if (!parts) return fegpu::nearest_node(coords, point);
+  const Index n = fegpu::nearest_node(coords, point, parts->owned_nodes());
   const auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Kokkos::subview(coords, n, Kokkos::ALL));
-  double d = 0; // as nearest_node() measures it
+  double d = 0; // as fegpu::nearest_node() measures it
   for (int k = 0; k < 3; ++k)
     d += (x(k) - point[k]) * (x(k) - point[k]);
-  const double at = d == comm_.min(d) ? double(local_.node_index[n]) : 1e300;
-  return at == comm_.min(at) ? n : -1;
+  const parallel::Comm &comm = parts->comm();
+  const double at = d == comm.min(d) ? double(parts->node_index(n)) : 1e300;
+  return at == comm.min(at) ? n : -1;
 }
 
 void Decomposition::gather(std::vector<std::vector<double>> &nodal, std::vector<std::vector<double>> &element) const {

@@ -86,7 +86,7 @@ public:
   /// Divides `global` among `comm`'s ranks (METIS, on every rank alike; rank 0's division kept) and
   /// plans the exchange. With `gather`, rank 0 keeps the whole mesh for output gathered into one
   /// file. RunError (on every rank) if a rank would hold no element.
-  Decomposition(const HostMesh &global, const Comm &comm, bool gather, bool overlap = true);
+  Decomposition(const HostMesh &global, const Comm &comm, bool gather, bool overlap);
   ~Decomposition();
 
   const Comm &comm() const { return comm_; }
@@ -128,11 +128,6 @@ public:
     halo_kernels::add(a, b, self_nodes_, from_offsets_, from_, combined_);
   }
 
-  /// The node nearest `point` among every rank's own nodes, the lowest global position among equals
-  /// (the node one rank would pick): its local index on the rank that owns it, -1 elsewhere.
-  /// Collective.
-  Index nearest_node(const CoordView &coords, const std::array<double, 3> &point) const;
-
   /// This rank's output file's Nemesis data.
   const ExodusPart &exodus_part() const { return part_; }
   /// Output gathered into one file by rank 0.
@@ -169,5 +164,11 @@ private:
   struct Requests;                // the messages of the sum under way (MPI's requests)
   mutable std::unique_ptr<Requests> requests_;
 };
+
+/// The node nearest `point` (loads and probes placed at a point): on one rank (`parts` null)
+/// fegpu::nearest_node; on many, among every rank's own nodes, the lowest global position among
+/// equals (the node one rank would pick), its local index on the rank that owns it and -1
+/// elsewhere (collective).
+Index nearest_node(const Decomposition *parts, const CoordView &coords, const std::array<double, 3> &point);
 
 } // namespace fegpu::parallel
