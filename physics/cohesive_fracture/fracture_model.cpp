@@ -247,8 +247,8 @@ LawField FractureModel::laws() const { return {config_.law, strength_, cracked_-
 
 FractureEnergies FractureModel::energies(const DofView &u) const {
   const Index ne = bulk_.mesh().num_elems();
-  DeviceView<Real *[3]> stress(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::stress"), ne);
-  RealView energy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::strain_energy"), ne);
+  const auto stress = stress_store_.view<DeviceView<Real *[3]>>(ne);
+  const RealView energy = energy_store_.view(ne);
   bulk_.element_stress(u, stress, energy);
   FractureEnergies e;
   e.strain = sum(energy);
@@ -270,8 +270,8 @@ std::size_t FractureModel::memory_bytes() const {
   return c.elem2node.span() * sizeof(Index) + c.new2old.span() * sizeof(Index) + c.facet2coh.span() * sizeof(Index) +
          c.coh2facet.span() * sizeof(Index) + c.links.span() * sizeof(ElementLinks) +
          (points_.span() + points_spare_.span()) * sizeof(CohesivePoint) + face_force_.span() * sizeof(Real) +
-         adjacent_.elems.span() * sizeof(Index) * 2 + nodal_stress_.span() * sizeof(Real) +
-         inverse_area_.span() * sizeof(Real) + bulk_.mesh().coords.span() * sizeof(Real) +
+         adjacent_.elems.span() * sizeof(Index) * 2 + nodal_stress_store_.capacity_bytes() +
+         inverse_area_store_.capacity_bytes() + bulk_.mesh().coords.span() * sizeof(Real) +
          bulk_.lumped_mass().span() * sizeof(Real);
 }
 

@@ -105,8 +105,8 @@ public:
   Index check_and_insert(const DofView &u);
   /// Inserts cohesive elements at the flagged facets (interior, intact), whatever their stress.
   /// Returns the number inserted. Nodal fields of a driver must then be extended: a driver
-  /// built after this call sees the grown mesh from the start.
-  Index insert_facets(const DeviceView<uint8_t *> &flags);
+  /// built after this call sees the grown mesh from the start. `count`: as CrackedMesh::fracture.
+  Index insert_facets(const DeviceView<uint8_t *> &flags, Index count = -1);
   FractureEnergies energies(const DofView &u) const;
   /// Fragments: groups of bulk elements connected through intact facets or cohesive elements
   /// that still carry traction.
@@ -145,8 +145,17 @@ private:
   DeviceView<CohesivePoint **> points_, points_spare_; // (cohesive, point); the spare for reordering
   DeviceView<Real *[2][3][2]> face_force_;             // (cohesive, face, facet node, xy): internal force
                                                        // (colour by colour only)
-  DofView nodal_stress_;                               // (node, sxx syy sxy), area-weighted sums
   RealView inverse_area_; // (node): 1 / the areas summed there; empty after a topology change
+  // Storage kept from one insertion (or history row) to the next, so that neither allocates: the
+  // stress check's nodal sums and inverse areas, two stores each of the origins and coordinates
+  // (the new made from the old; store_ holds the live ones), the energies' element values.
+  Growing<Real> nodal_stress_store_{"fegpu::cohesive::nodal_stress"},
+      inverse_area_store_{"fegpu::cohesive::inverse_area"};
+  Growing<Index> origin_store_[2] = {Growing<Index>("fegpu::cohesive::origin"),
+                                     Growing<Index>("fegpu::cohesive::origin")};
+  Growing<Real> coords_store_[2] = {Growing<Real>("fegpu::mesh::coords"), Growing<Real>("fegpu::mesh::coords")};
+  int store_ = 0;
+  mutable Growing<Real> stress_store_{"fegpu::cohesive::stress"}, energy_store_{"fegpu::cohesive::strain_energy"};
   /// Bulk elements touching a cohesive element, grouped by colour, with the colouring's shape
   /// (colour by colour only).
   struct Adjacent {

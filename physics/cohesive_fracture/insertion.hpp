@@ -39,6 +39,10 @@ struct alignas(16) ElementLinks {
   uint8_t side[3];
 };
 
+/// (colour + 1, nodes | cohesive elements): an insertion's counts on the device, a row's two
+/// entries side by side (one copy brings a row to the host).
+using CountBases = Kokkos::View<Index *[2], Kokkos::LayoutRight, MemSpace>;
+
 /// The two elements of each cohesive element and the facet's local index in each, read through
 /// its facet (bulk elements never change, so the topology's facet arrays hold them): side 0 is
 /// the facet's owner, the element of smaller id.
@@ -59,8 +63,9 @@ public:
   CrackedMesh(const Mesh &mesh, const Topology &topology, const Coloring &coloring);
 
   /// Fractures the facets flagged in `facets` (facet id -> 1), which must be interior and not yet
-  /// cracked. Returns the number of cohesive elements inserted.
-  Index fracture(const DeviceView<uint8_t *> &facets, CounterStrategy strategy);
+  /// cracked. Returns the number of cohesive elements inserted. A caller that knows how many it
+  /// flagged, of facets it checked, gives `count`; else they are counted and checked here.
+  Index fracture(const DeviceView<uint8_t *> &facets, CounterStrategy strategy, Index count = -1);
 
   /// Makes room for this many nodes and cohesive elements: at least half as much again as
   /// allocated before (fracture() grows the arrays itself; this is for callers that know the
@@ -68,8 +73,9 @@ public:
   void reserve(Index nodes, Index cohesive);
 
   /// For every node, the node among the first `old_count` whose values it takes: itself below
-  /// old_count, else the node it was split from (climbing through nodes split twice).
-  IndexView sources(Index old_count) const;
+  /// old_count, else the node it was split from (climbing through nodes split twice). Valid
+  /// until the next call.
+  IndexView sources(Index old_count);
 
   /// Renumbers the nodes: node n becomes new_id(n) (a permutation of [0, num_nodes())) in the
   /// connectivity. new2old restarts from here (each node its own source).
@@ -78,7 +84,7 @@ public:
   /// Renumbers the cohesive elements in the order of their facets, which follows the elements:
   /// consecutive cohesive elements then share elements and nodes, so their gathers and scatters
   /// share cache lines, and the numbering is the same for every counter strategy. Returns, for
-  /// each new index, the old one (for the caller's per-cohesive arrays).
+  /// each new index, the old one (for the caller's per-cohesive arrays), valid until the next call.
   IndexView order_cohesive();
 
   Index num_nodes() const { return num_nodes_; }
@@ -102,7 +108,11 @@ private:
   /// Makes room as reserve() does, filling the new room only with `touch`.
   void grow(Index nodes, Index cohesive, bool touch);
   Index num_nodes_, num_cohesive_;
-  Index unused_nodes_ = 0; ///< input nodes no element uses
+  Index unused_nodes_ = 0;       ///< input nodes no element uses
+  DeviceView<Index *[3]> local_; // (element of a colour): its offsets and splits
+  CountBases bases_;             // (colour + 1): first new node and cohesive element; the atomic
+                                 // strategies' counters in row 0
+  Growing<Index> old_of_{"fegpu::cohesive::old_of"}, sources_{"fegpu::cohesive::sources"};
 };
 
 } // namespace fegpu::cohesive

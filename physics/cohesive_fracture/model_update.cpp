@@ -13,12 +13,10 @@ namespace fegpu::cohesive {
 namespace {
 
 /// out(i) = v(map(i)).
-IndexView gather(const IndexView &v, const IndexView &map) {
-  IndexView out(Kokkos::view_alloc(Kokkos::WithoutInitializing, v.label()), map.extent(0));
+void gather(const IndexView &v, const IndexView &map, const IndexView &out) {
   Kokkos::parallel_for(
       "fegpu::cohesive::gather", range(0, static_cast<Index>(map.extent(0))),
       KOKKOS_LAMBDA(Index i) { out(i) = v(map(i)); });
-  return out;
 }
 
 /// out(new_id(i)) = v(i).
@@ -121,9 +119,9 @@ IndexView iota(Index n) {
   return v;
 }
 
-Index FractureModel::insert_facets(const DeviceView<uint8_t *> &flags) {
+Index FractureModel::insert_facets(const DeviceView<uint8_t *> &flags, Index count) {
   const Index before = cracked_->num_cohesive(), nodes = cracked_->num_nodes();
-  const Index inserted = cracked_->fracture(flags, config_.counter);
+  const Index inserted = cracked_->fracture(flags, config_.counter, count);
   if (inserted > 0) after_insertion(before, nodes);
   return inserted;
 }
@@ -153,8 +151,12 @@ void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
   if (points_spare_.span() * sizeof(CohesivePoint) > kKeepSpare) points_spare_ = {};
   // Where each node takes its values from, and the input-mesh node it descends from; then, for
   // the locality of every gather, a numbering that follows the elements.
+  // The new origins and coordinates are made from the old ones: each goes to the other of two
+  // stores kept from insertion to insertion (no allocation, no free).
+  const int next = 1 - store_;
   IndexView src = cracked_->sources(old_nodes);
-  IndexView origin = gather(origin_, src);
+  IndexView origin = origin_store_[next].view(n);
+  gather(origin_, src, origin);
   if (config_.renumber_nodes) {
     const IndexView new_id = locality_order(cracked_->elem2node, n);
     cracked_->renumber_nodes(new_id);
@@ -164,8 +166,9 @@ void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
   carry_ = src;
   origin_ = origin;
   // The bulk model continues on the split nodes, a new node at its source's place.
-  CoordView coords(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::coords"), n);
+  const CoordView coords = coords_store_[next].view<CoordView>(n);
   carry(bulk_.mesh().coords, coords, carry_);
+  store_ = next;
   follow_topology(coords);
 }
 

@@ -84,12 +84,10 @@ Index stress_check(const ConnView &conn, const CoordView &xyz, const Topology &t
 }
 
 /// out(i) = 1 / area(i, 0): a node's inverse area sum (every node belongs to an element).
-RealView inverse(const DofView &area) {
-  RealView out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::inverse_area"), area.extent(0));
+void invert(const DofView &area, const RealView &out) {
   Kokkos::parallel_for(
       "fegpu::cohesive::inverse_area", range(0, static_cast<Index>(area.extent(0))),
       KOKKOS_LAMBDA(Index i) { out(i) = 1.0 / area(i, 0); });
-  return out;
 }
 
 } // namespace
@@ -105,21 +103,22 @@ template <int NPE> Index FractureModel::check_and_insert(const DofView &u) {
   const Index n = m.num_nodes(), ne = m.num_elems();
   const auto scatter = bulk_.config().scatter;
   const auto sums = [&](const DofView &target, bool area_only) {
-    Kokkos::deep_copy(target, 0.0);
+    Kokkos::deep_copy(ExecSpace(), target, 0.0); // in the stream: no wait for the device
     scatter_elements(
         "fegpu::cohesive::nodal_stress", scatter, bulk_.coloring(), ne, target,
         NodalStress<NPE>{m.elem2node, m.coords, u, bulk_.materials(), bulk_.element_material(), area_only});
   };
-  if (static_cast<Index>(inverse_area_.extent(0)) != n) { // after a topology change
-    const DofView area(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::nodal_area"), n, 1);
+  if (static_cast<Index>(inverse_area_.extent(0)) != n) {         // after a topology change
+    const DofView area = nodal_stress_store_.view<DofView>(n, 1); // scratch until the stresses
     sums(area, true);
-    inverse_area_ = inverse(area);
-    nodal_stress_ = DofView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::nodal_stress"), n, 3);
+    inverse_area_ = inverse_area_store_.view(n);
+    invert(area, inverse_area_);
   }
-  sums(nodal_stress_, false);
+  const DofView nodal_stress = nodal_stress_store_.view<DofView>(n, 3);
+  sums(nodal_stress, false);
   const Index flagged = stress_check<NPE>(m.elem2node, m.coords, topology_, cracked_->facet2coh, crackable_, strength_,
-                                          nodal_stress_, inverse_area_, config_.law, flags_);
-  return flagged == 0 ? 0 : insert_facets(flags_);
+                                          nodal_stress, inverse_area_, config_.law, flags_);
+  return flagged == 0 ? 0 : insert_facets(flags_, flagged);
 }
 
 } // namespace fegpu::cohesive

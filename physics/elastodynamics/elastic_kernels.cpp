@@ -67,56 +67,54 @@ template <int NPE> Gather<NPE> gather(const Mesh &m) { return {m.elem2node, m.co
 
 namespace kernels {
 
-IndexView node_dofs(const IndexView &nodes, int comp, Index num_nodes) {
-  IndexView dofs(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::constrained_dofs"), nodes.extent(0));
+void node_dofs(const IndexView &nodes, int comp, Index num_nodes, const IndexView &dofs) {
   Kokkos::parallel_for(
       "fegpu::elastic::node_dofs", range(0, static_cast<Index>(nodes.extent(0))),
       KOKKOS_LAMBDA(Index i) { dofs(i) = comp * num_nodes + nodes(i); });
-  return dofs;
 }
 
-/// The members of a grown node set: every node whose origin is in the original set.
-IndexView grow_node_set(const IndexView &original, const IndexView &origin, Index original_nodes) {
-  DeviceView<uint8_t *> member("fegpu::elastic::node_set_member", original_nodes);
+Index mark_node_set(const IndexView &original, const IndexView &origin, const DeviceView<uint8_t *> &member) {
+  Kokkos::deep_copy(ExecSpace(), member, 0);
   Kokkos::parallel_for(
       "fegpu::elastic::mark_node_set", range(0, static_cast<Index>(original.extent(0))),
       KOKKOS_LAMBDA(Index i) { member(original(i)) = 1; });
-  const Index n = static_cast<Index>(origin.extent(0));
   Index count = 0;
   Kokkos::parallel_reduce(
-      "fegpu::elastic::count_node_set", range(0, n), KOKKOS_LAMBDA(Index i, Index & c) { c += member(origin(i)); },
-      count);
-  IndexView out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::node_set"), count);
+      "fegpu::elastic::count_node_set", range(0, static_cast<Index>(origin.extent(0))),
+      KOKKOS_LAMBDA(Index i, Index & c) { c += member(origin(i)); }, count);
+  return count;
+}
+
+void fill_node_set(const DeviceView<uint8_t *> &member, const IndexView &origin, const IndexView &out) {
   Kokkos::parallel_scan(
-      "fegpu::elastic::fill_node_set", range(0, n), KOKKOS_LAMBDA(Index i, Index & k, bool final) {
+      "fegpu::elastic::fill_node_set", range(0, static_cast<Index>(origin.extent(0))),
+      KOKKOS_LAMBDA(Index i, Index & k, bool final) {
         if (!member(origin(i))) return;
         if (final) out(k) = i;
         ++k;
       });
-  return out;
 }
 
-/// Global ids once nodes have split (origin: the input node each node descends from). Each input
-/// node's id stays with its lowest-numbered copy; the other copies take new ids above the largest
-/// input id, in index order. So ids stay unique, and an output node still names its input node.
-GlobalIdView split_node_ids(const GlobalIdView &input, const IndexView &origin) {
-  const Index n = static_cast<Index>(origin.extent(0)), n0 = static_cast<Index>(input.extent(0));
-  IndexView first(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::first_copy"), n0);
-  Kokkos::deep_copy(first, n);
+void split_node_ids(const GlobalIdView &input, GlobalId top, const IndexView &origin, const IndexView &first,
+                    const GlobalIdView &ids) {
+  const Index n = static_cast<Index>(origin.extent(0));
+  Kokkos::deep_copy(ExecSpace(), first, n);
   Kokkos::parallel_for(
       "fegpu::elastic::first_copy", range(0, n), KOKKOS_LAMBDA(Index i) { Kokkos::atomic_min(&first(origin(i)), i); });
-  GlobalId top = 0;
-  Kokkos::parallel_reduce(
-      "fegpu::elastic::largest_id", range(0, n0),
-      KOKKOS_LAMBDA(Index i, GlobalId & m) { m = input(i) > m ? input(i) : m; }, Kokkos::Max<GlobalId>(top));
-  GlobalIdView ids(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::node_gid"), n);
   Kokkos::parallel_scan(
       "fegpu::elastic::split_node_ids", range(0, n), KOKKOS_LAMBDA(Index i, GlobalId & k, bool final) {
         const bool kept = first(origin(i)) == i;
         if (final) ids(i) = kept ? input(origin(i)) : top + 1 + k;
         if (!kept) ++k;
       });
-  return ids;
+}
+
+GlobalId largest(const GlobalIdView &ids) {
+  GlobalId top = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::elastic::largest_id", range(0, static_cast<Index>(ids.extent(0))),
+      KOKKOS_LAMBDA(Index i, GlobalId & m) { m = ids(i) > m ? ids(i) : m; }, Kokkos::Max<GlobalId>(top));
+  return top;
 }
 
 namespace {

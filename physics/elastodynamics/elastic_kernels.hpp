@@ -24,11 +24,20 @@ void internal_force(const Mesh &mesh, const DeviceView<Material *> &mats, const 
 void element_stress(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &elem_mat, const DofView &u,
                     const DeviceView<Real *[3]> &stress, const RealView &energy);
 
-/// The flat dofs (component comp * num_nodes + node) of a set of nodes.
-IndexView node_dofs(const IndexView &nodes, int comp, Index num_nodes);
-/// The members of a grown node set: every node whose origin is in the original set.
-IndexView grow_node_set(const IndexView &original, const IndexView &origin, Index original_nodes);
-/// Global ids once nodes have split (origin: the input node each node descends from).
-GlobalIdView split_node_ids(const GlobalIdView &input, const IndexView &origin);
+/// The flat dofs (component comp * num_nodes + node) of a set of nodes, into dofs.
+void node_dofs(const IndexView &nodes, int comp, Index num_nodes, const IndexView &dofs);
+/// A grown node set, in two passes (its size first, for the caller's storage): every node whose
+/// origin is in the original set. mark_node_set flags the original set's nodes in `member` (one
+/// entry per input node) and returns how many nodes descend from them; fill_node_set lists them.
+Index mark_node_set(const IndexView &original, const IndexView &origin, const DeviceView<uint8_t *> &member);
+void fill_node_set(const DeviceView<uint8_t *> &member, const IndexView &origin, const IndexView &out);
+/// Global ids once nodes have split (origin: the input node each node descends from), into ids.
+/// Each input node's id stays with its lowest-numbered copy (found through `first`, one entry per
+/// input node); the other copies take new ids above `top`, the largest input id, in index order.
+/// So ids stay unique, and an output node still names its input node.
+void split_node_ids(const GlobalIdView &input, GlobalId top, const IndexView &origin, const IndexView &first,
+                    const GlobalIdView &ids);
+/// The largest of the ids (0 if none).
+GlobalId largest(const GlobalIdView &ids);
 
 } // namespace fegpu::elastic::kernels

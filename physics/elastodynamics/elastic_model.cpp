@@ -72,13 +72,17 @@ ElasticModel::ElasticModel(const HostMesh &mesh, Config config) : host_mesh_(mes
     throw InputError(element_place(mesh_, e) + " is inverted or degenerate (det J <= 0 at an integration point)");
 
   original_gid_ = mesh_.node_gid;
-  for (const auto &ns : mesh_.node_sets)
+  top_gid_ = kernels::largest(original_gid_);
+  for (const auto &ns : mesh_.node_sets) {
     original_node_sets_.push_back(ns.nodes);
+    node_set_store_.emplace_back("fegpu::mesh::node_set");
+  }
   compute_mass();
 }
 
 void ElasticModel::compute_mass() {
-  mass_ = DofView("fegpu::elastic::mass", mesh_.num_nodes(), 2);
+  mass_ = mass_store_.view<DofView>(mesh_.num_nodes(), 2);
+  Kokkos::deep_copy(ExecSpace(), mass_, 0.0);
   kernels::lumped_mass(mesh_, materials_, elem_material_, config_.scatter, coloring_, mass_);
 }
 
@@ -87,9 +91,15 @@ void ElasticModel::set_topology(const ConnView &elem2node, const CoordView &coor
               "set_topology: one connectivity row per element and one origin per node");
   mesh_.elem2node = elem2node;
   mesh_.coords = coords;
-  mesh_.node_gid = kernels::split_node_ids(original_gid_, origin);
-  for (std::size_t k = 0; k < mesh_.node_sets.size(); ++k)
-    mesh_.node_sets[k].nodes = kernels::grow_node_set(original_node_sets_[k], origin, original_nodes());
+  // Storage kept from one insertion to the next: an insertion allocates nothing here.
+  const Index n = static_cast<Index>(origin.extent(0));
+  mesh_.node_gid = gid_store_.view(n);
+  kernels::split_node_ids(original_gid_, top_gid_, origin, first_copy_.view(original_nodes()), mesh_.node_gid);
+  const DeviceView<uint8_t *> member = set_member_.view(original_nodes());
+  for (std::size_t k = 0; k < mesh_.node_sets.size(); ++k) {
+    mesh_.node_sets[k].nodes = node_set_store_[k].view(kernels::mark_node_set(original_node_sets_[k], origin, member));
+    kernels::fill_node_set(member, origin, mesh_.node_sets[k].nodes);
+  }
   compute_mass();
 }
 
@@ -133,7 +143,10 @@ std::vector<Constraint> ElasticModel::constraints() const {
       con.kind = bc.kind == BoundarySpec::Displacement ? Constraint::Displacement : Constraint::Velocity;
       con.value = bc.value[0];
       con.function = bc.function;
-      con.dofs = kernels::node_dofs(nodes, c, nn); // on the device: re-read after every insertion
+      // On the device, into storage kept for the next insertion, which calls this again.
+      if (constraint_dofs_.size() == out.size()) constraint_dofs_.emplace_back("fegpu::elastic::constrained_dofs");
+      con.dofs = constraint_dofs_[out.size()].view(static_cast<Index>(nodes.extent(0)));
+      kernels::node_dofs(nodes, c, nn, con.dofs);
       out.push_back(con);
     }
   }

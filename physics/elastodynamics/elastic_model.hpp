@@ -107,6 +107,15 @@ private:
   DofView mass_;
   std::vector<IndexView> original_node_sets_;
   GlobalIdView original_gid_; // (input node): its global id
+  GlobalId top_gid_ = 0;      // the largest input id
+  // Storage that follows a cracked topology without reallocating (set_topology, constraints()):
+  // the views handed out stay valid until the next topology change.
+  Growing<Real> mass_store_{"fegpu::elastic::mass"};
+  Growing<GlobalId> gid_store_{"fegpu::mesh::node_gid"};
+  Growing<Index> first_copy_{"fegpu::elastic::first_copy"};
+  Growing<uint8_t> set_member_{"fegpu::elastic::node_set_member"};
+  std::vector<Growing<Index>> node_set_store_;          // one per node set
+  mutable std::vector<Growing<Index>> constraint_dofs_; // one per constraint
   Index original_nodes() const { return static_cast<Index>(original_gid_.extent(0)); }
   void compute_mass();
 };

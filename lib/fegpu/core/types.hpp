@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace fegpu {
@@ -35,11 +36,16 @@ struct Crs {
   IndexView indices; // (offsets(last))
 };
 
+/// A host vector into a device View of its size.
+template <class T> void copy_to_device(const DeviceView<T *> &d, const std::vector<T> &v) {
+  Kokkos::deep_copy(
+      d, Kokkos::View<const T *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(v.data(), v.size()));
+}
+
 /// A labelled device copy of a host vector (set-up and output, never a time loop).
 template <class T> DeviceView<T *> to_device(const std::string &label, const std::vector<T> &v) {
   DeviceView<T *> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), v.size());
-  Kokkos::deep_copy(
-      d, Kokkos::View<const T *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(v.data(), v.size()));
+  copy_to_device(d, v);
   return d;
 }
 
@@ -69,6 +75,37 @@ template <int Block> inline auto range_in_blocks(Index begin, Index end) {
   return Kokkos::Experimental::require(Kokkos::RangePolicy<ExecSpace, Kokkos::LaunchBounds<Block, 1>>(begin, end),
                                        Kokkos::Experimental::WorkItemProperty::HintLightWeight);
 }
+
+/// Device storage kept from call to call, for arrays whose size follows a changing mesh (a
+/// crack's topology grows at every insertion): view(n) gives n rows of it and allocates only when
+/// they do not fit, then half as much again as before at least. On a GPU an allocation, and more
+/// a free (which waits for the device), costs tens of microseconds: an array allocated afresh at
+/// each insertion paid both every few steps. The views alias the storage without owning it: one
+/// is valid until the next view() that grows it, and its contents are the caller's to fill.
+template <class T> class Growing {
+public:
+  explicit Growing(std::string label) : label_(std::move(label)) {}
+  /// `n` rows as a View of rank 1, or of rank 2 whose second extent is static or `c`.
+  template <class View = DeviceView<T *>> View view(Index n, int c = 1) {
+    static_assert(std::is_same_v<typename View::non_const_value_type, T>, "Growing<T>: a View of T");
+    static_assert(View::rank() == 1 || View::rank() == 2, "Growing: rank 1 or 2");
+    std::size_t per_row = 1;
+    if constexpr (View::rank() == 2) per_row = View::rank_dynamic() == 2 ? std::size_t(c) : View::static_extent(1);
+    const std::size_t need = static_cast<std::size_t>(n) * per_row;
+    if (need > storage_.extent(0))
+      storage_ = DeviceView<T *>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label_),
+                                 std::max(need, storage_.extent(0) + storage_.extent(0) / 2));
+    if constexpr (View::rank() == 2 && View::rank_dynamic() == 2)
+      return View(storage_.data(), n, c);
+    else
+      return View(storage_.data(), n);
+  }
+  std::size_t capacity_bytes() const { return storage_.span() * sizeof(T); }
+
+private:
+  std::string label_;
+  DeviceView<T *> storage_;
+};
 
 /// Copies row `j` of `src` to row `i` of `dst` (Views of rank 1, 2 or 4 of one shape past the
 /// first extent): one thread a row, the copy kernels' body.

@@ -9,14 +9,6 @@
 
 namespace fegpu {
 
-DofView GrowingDofs::at(Index n, int c) {
-  const std::size_t need = static_cast<std::size_t>(n) * c;
-  if (need > storage_.extent(0))
-    storage_ = RealView(Kokkos::view_alloc(Kokkos::WithoutInitializing, label_),
-                        std::max(need, storage_.extent(0) + storage_.extent(0) / 2));
-  return DofView(storage_.data(), n, c);
-}
-
 // The driver's kernels, as named free functions: nvcc accepts device lambdas neither in
 // constructors nor in private members.
 namespace driver_kernels {
@@ -167,11 +159,11 @@ CentralDifference::CentralDifference(ExplicitModel &model, const parallel::Decom
   Kokkos::Profiling::ScopedRegion r("fegpu::driver::setup");
   const Index n = model.num_nodes();
   const int c = model.num_components();
-  u_ = u_store_[0].at(n, c);
-  v_ = v_store_[0].at(n, c);
-  a_ = a_store_.at(n, c);
-  fint_ = fint_store_.at(n, c);
-  fext_ = fext_store_.at(n, c);
+  u_ = u_store_[0].view<DofView>(n, c);
+  v_ = v_store_[0].view<DofView>(n, c);
+  a_ = a_store_.view<DofView>(n, c);
+  fint_ = fint_store_.view<DofView>(n, c);
+  fext_ = fext_store_.view<DofView>(n, c);
   for (const DofView &f : {u_, v_, a_, fint_, fext_})
     Kokkos::deep_copy(f, 0.0);
   energy_ = DeviceView<double[4]>("fegpu::driver::energy");
@@ -214,8 +206,8 @@ void CentralDifference::start(double dt) {
 
 void CentralDifference::setup_mass() {
   // Constrained dofs carry a negative mass: the corrector needs no separate flag array.
-  mass_ = mass_store_.at(model_.num_nodes(), model_.num_components());
-  Kokkos::deep_copy(mass_, model_.lumped_mass());
+  mass_ = mass_store_.view<DofView>(model_.num_nodes(), model_.num_components());
+  Kokkos::deep_copy(ExecSpace(), mass_, model_.lumped_mass());
   if (parts_) parts_->sum(mass_);
   const RealView m = flat(mass_);
   // Checked once: splitting nodes gives every new node a share of an element, hence a mass.
@@ -232,13 +224,13 @@ void CentralDifference::adapt_topology() {
   // u and v carry over (new nodes copy their parents: no element sees a change); the mass,
   // constraints, loads, forces and accelerations are recomputed on the new topology.
   const int next = 1 - current_;
-  const DofView u = u_store_[next].at(n, c), v = v_store_[next].at(n, c);
+  const DofView u = u_store_[next].view<DofView>(n, c), v = v_store_[next].view<DofView>(n, c);
   model_.carry_nodal_field(u_, u);
   model_.carry_nodal_field(v_, v);
   u_ = u, v_ = v, current_ = next;
-  a_ = a_store_.at(n, c); // written by accelerations() below
-  fint_ = fint_store_.at(n, c);
-  fext_ = fext_store_.at(n, c);
+  a_ = a_store_.view<DofView>(n, c); // written by accelerations() below
+  fint_ = fint_store_.view<DofView>(n, c);
+  fext_ = fext_store_.view<DofView>(n, c);
   constraints_ = model_.constraints();
   loads_ = complete(model_.loads());
   Kokkos::deep_copy(ExecSpace(), fint_, 0.0);

@@ -143,21 +143,6 @@ public:
   virtual void restore(const CheckpointReader & /*r*/) {}
 };
 
-/// A (node, component) array with room to grow: at(n, c) views the first n * c entries of its
-/// storage as a DofView of n rows (component-major, as every DofView), so a topology change that
-/// adds nodes reuses the allocation while it fits and grows it by half again when not. An
-/// insertion then allocates and frees nothing (a cudaFree waits for the device). Contents are
-/// not kept across at(): the caller refills or carries them.
-class GrowingDofs {
-public:
-  explicit GrowingDofs(std::string label) : label_(std::move(label)) {}
-  DofView at(Index n, int c);
-
-private:
-  std::string label_;
-  RealView storage_;
-};
-
 /// A DofView's storage as one array of dofs, comp * num_nodes + node.
 inline RealView flat(const DofView &d) { return RealView(d.data(), d.span()); }
 
@@ -232,10 +217,12 @@ private:
   std::vector<LoadPattern> loads_;
   DofView u_, v_, a_, mass_, fint_, fext_; // views of the storage below
   // u and v are carried from the old numbering to the new one: two buffers each, swapped.
-  GrowingDofs u_store_[2] = {GrowingDofs("fegpu::driver::u"), GrowingDofs("fegpu::driver::u")};
-  GrowingDofs v_store_[2] = {GrowingDofs("fegpu::driver::v"), GrowingDofs("fegpu::driver::v")};
-  GrowingDofs a_store_{"fegpu::driver::a"}, mass_store_{"fegpu::driver::mass"};
-  GrowingDofs fint_store_{"fegpu::driver::f_int"}, fext_store_{"fegpu::driver::f_ext"};
+  // Nodal arrays that follow the topology without reallocating (u and v twice: carried from the
+  // old into the new).
+  Growing<Real> u_store_[2] = {Growing<Real>("fegpu::driver::u"), Growing<Real>("fegpu::driver::u")};
+  Growing<Real> v_store_[2] = {Growing<Real>("fegpu::driver::v"), Growing<Real>("fegpu::driver::v")};
+  Growing<Real> a_store_{"fegpu::driver::a"}, mass_store_{"fegpu::driver::mass"};
+  Growing<Real> fint_store_{"fegpu::driver::f_int"}, fext_store_{"fegpu::driver::f_ext"};
   int current_ = 0;              ///< which of the u and v buffers holds the state
   DeviceView<double[4]> energy_; ///< kinetic, internal, external, initial kinetic
   Kokkos::View<EnergyIncrement, MemSpace> predictor_increment_, corrector_increment_;
@@ -259,6 +246,9 @@ private:
   std::vector<std::pair<std::string, bool>> reaction_sets_; ///< (name, side set)
   IndexView reaction_offsets_, reaction_dofs_;
   DeviceView<double *[3]> reaction_last_; ///< (dof): f_int - f_ext, v, the force with the inertia
+  Growing<Index> reaction_store_[2] = {Growing<Index>("fegpu::driver::reaction_offsets"),
+                                       Growing<Index>("fegpu::driver::reaction_dofs")};
+  Growing<double> reaction_last_store_{"fegpu::driver::reaction_last"};
   RealView reaction_work_;
 };
 

@@ -97,9 +97,12 @@ void CentralDifference::reaction_dofs() {
         if (h(i) < owned) dofs.push_back(c * nn + h(i));
     offsets.push_back(static_cast<Index>(dofs.size()));
   }
-  reaction_offsets_ = to_device("fegpu::driver::reaction_offsets", offsets);
-  reaction_dofs_ = to_device("fegpu::driver::reaction_dofs", dofs);
-  reaction_last_ = DeviceView<double *[3]>("fegpu::driver::reaction_last", dofs.size());
+  // Into storage kept for the next topology change, which calls this again.
+  reaction_offsets_ = reaction_store_[0].view(static_cast<Index>(offsets.size()));
+  reaction_dofs_ = reaction_store_[1].view(static_cast<Index>(dofs.size()));
+  copy_to_device(reaction_offsets_, offsets);
+  copy_to_device(reaction_dofs_, dofs);
+  reaction_last_ = reaction_last_store_.view<DeviceView<double *[3]>>(static_cast<Index>(dofs.size()));
   reaction_kernels::start(flat(mass_), flat(fint_), flat(fext_), flat(v_), reaction_dofs_, reaction_last_);
 }
 
@@ -173,8 +176,8 @@ void CentralDifference::restore(const CheckpointReader &r) {
   const Index n = model_.num_nodes();
   const int c = model_.num_components();
   current_ = 0;
-  u_ = u_store_[0].at(n, c), v_ = v_store_[0].at(n, c), a_ = a_store_.at(n, c);
-  fint_ = fint_store_.at(n, c), fext_ = fext_store_.at(n, c);
+  u_ = u_store_[0].view<DofView>(n, c), v_ = v_store_[0].view<DofView>(n, c), a_ = a_store_.view<DofView>(n, c);
+  fint_ = fint_store_.view<DofView>(n, c), fext_ = fext_store_.view<DofView>(n, c);
   constraints_ = model_.constraints();
   loads_ = model_.loads();
   time_ = r.number("driver.time");
