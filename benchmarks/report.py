@@ -254,7 +254,8 @@ def ranks_cell(m, name):
         ratio = ms(one) / ms(b)
         text += f", {100 * ratio:.0f}% efficiency" if b.get("weak") else f", {ratio:.2f}x one rank"
     if b["ranks"] > 1:
-        text += f"; exchange {100 * b['exchange_share']:.0f}%, {b['shared_nodes']:,} shared nodes"
+        share = f"exchange {100 * b['exchange_share']:.0f}%, " if "exchange_share" in b else ""
+        text += f"; {share}{b['shared_nodes']:,} shared nodes"
     return text
 
 

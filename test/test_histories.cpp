@@ -108,6 +108,19 @@ TEST_F(App, HistoriesEqualTheExodusOutputOfTheSameRun) {
   EXPECT_GT(h.rows.back()[h.col("pull_reaction_x")], 0.0); // the pulled end resists: tension
 }
 
+TEST_F(App, WithoutFieldOutputTheHistoriesAreTheSame) {
+  ASSERT_EQ(run(kPulled).status, 0);
+  const std::string with = slurp(dir_ / "out" / "pulled_histories.csv");
+  fs::remove_all(dir_ / "out");
+  std::string input = kPulled;
+  input.replace(input.find("  file: pulled.e"), 16, "  file: pulled.e\n  fields: false");
+  const Result r = run(input);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("no field output"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "pulled.e"));
+  EXPECT_EQ(slurp(dir_ / "out" / "pulled_histories.csv"), with);
+}
+
 TEST_F(App, TheCrackTipIsTheFarthestCohesiveElementOfTheOutput) {
   // The notched strip of test_app: the tip along +x starts at the notch's last facet (midpoint at
   // x = 0.45) and ends at the far end's (1.95) once the strip has broken, never moving back; at

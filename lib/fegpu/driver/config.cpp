@@ -27,6 +27,7 @@ OutputConfig OutputConfig::parse(const InputNode &s) {
   c.checkpoint = CheckpointConfig::parse(s, c.file);
   c.format = parse_exodus_format(s);
   c.gather = s.get<bool>("gather", false);
+  c.fields = s.get<bool>("fields", true);
   return c;
 }
 

@@ -39,6 +39,7 @@ struct OutputConfig {
   CheckpointConfig checkpoint;    ///< output: checkpoint
   ExodusFormat format;            ///< output: format, compression
   bool gather = false;            ///< output: gather (many ranks: one file, by rank 0, not one a rank)
+  bool fields = true;             ///< output: fields (false: no Exodus file; histories, checkpoints stay)
   static OutputConfig parse(const InputNode &section);
 };
 

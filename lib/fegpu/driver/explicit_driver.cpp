@@ -156,9 +156,10 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
       columns.push_back({g, global_quantity(g)});
     columns.insert(columns.end(), history_columns.begin(), history_columns.end());
     if (restart) { // the series and the histories go on from the checkpoint
-      writer = std::make_unique<AsyncExodusWriter>(opts.output_path(output.file), vars,
-                                                   int(restart->number("run.exodus_file")),
-                                                   int(restart->number("run.exodus_frames")));
+      if (output.fields)
+        writer = std::make_unique<AsyncExodusWriter>(opts.output_path(output.file), vars,
+                                                     int(restart->number("run.exodus_file")),
+                                                     int(restart->number("run.exodus_frames")));
       next_output = restart->number("run.next_output");
       checkpoint_due.set_next(restart->number("run.checkpoint_next"));
       if (!hc.file.empty() && restart->has("run.history_bytes")) {
@@ -166,7 +167,7 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
                                                   std::uintmax_t(restart->number("run.history_bytes")));
         history_due.set_next(restart->number("run.history_next"));
       }
-    } else {
+    } else if (output.fields) {
       if (!gathered || comm.root())
         writer = std::make_unique<AsyncExodusWriter>(
             output_file(opts, output, parts), gathered ? parts->global_mesh() : in.output_mesh(), vars, in.title(),
@@ -181,7 +182,7 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
     }
   }
   // What the output will take, said before the run starts where it is large (uncompressed sizes).
-  if (!opts.quiet && !restart) {
+  if (!opts.quiet && !restart && output.fields) {
     const HostMesh m = gathered ? parts->global_mesh() : in.output_mesh();
     const ExodusVariables v = in.output_variables();
     const double nn = double(m.xyz.size() / 3), ne = double(m.conn.size() / element_info(m.type).nodes);
@@ -209,14 +210,14 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
   std::string last_checkpoint;
   const auto checkpoint = [&](long n) {
     auto phase = timer.scope("checkpoint");
-    writer->drain();
+    if (writer) writer->drain();
     CheckpointWriter w;
     in.save(w);
     set_identity(w, identity);
     w.set("run.steps", double(n));
     w.set("run.dt", s.dt);
-    w.set("run.exodus_file", double(writer->file_index()));
-    w.set("run.exodus_frames", double(writer->frames_in_file()));
+    w.set("run.exodus_file", writer ? double(writer->file_index()) : 0.0);
+    w.set("run.exodus_frames", writer ? double(writer->frames_in_file()) : 0.0);
     w.set("run.next_output", next_output);
     w.set("run.checkpoint_next", checkpoint_due.next());
     if (history) {
@@ -251,7 +252,7 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
         if (due) {
           auto out = timer.scope("output");
           sum.energies = checked_energies(in, s);
-          write_frame(writer.get(), in, s, sum.energies);
+          if (output.fields) write_frame(writer.get(), in, s, sum.energies);
           while (every_time > 0 && next_output <= t + 1e-9 * s.dt)
             next_output += every_time;
         } else if (n % in.check_interval() == 0) {
@@ -292,8 +293,11 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
                   sig);
   }
   if (opts.quiet) return sum;
-  std::printf("done: %ld steps to t = %.6e; output %s (%d frames in the file)\n", sum.steps, sum.time,
-              sum.output_file.c_str(), sum.outputs);
+  if (output.fields)
+    std::printf("done: %ld steps to t = %.6e; output %s (%d frames in the file)\n", sum.steps, sum.time,
+                sum.output_file.c_str(), sum.outputs);
+  else
+    std::printf("done: %ld steps to t = %.6e; no field output (output: fields: false)\n", sum.steps, sum.time);
   std::printf("energy:");
   for (const auto &t : sum.energies.terms)
     std::printf(" %s %.6e,", t.first.c_str(), t.second);
@@ -344,7 +348,7 @@ void ExplicitSimulation::setup() {
     auto phase = timer_.scope("setup");
     integrator_ = build();
   }
-  check_output_file(output_file(opts_, output_, decomposition_.get()), "output.file");
+  if (output_.fields) check_output_file(output_file(opts_, output_, decomposition_.get()), "output.file");
   if (!output_.histories.file.empty()) {
     check_output_file(opts_.output_path(output_.histories.file), "output.histories.file");
     history_columns_ = integrator_->history_columns(output_.histories.spec);
