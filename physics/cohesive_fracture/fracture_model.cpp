@@ -255,6 +255,7 @@ FractureEnergies FractureModel::energies(const DofView &u) const {
   const auto s = cohesive_sums(*cracked_, bulk_, points_);
   e.cohesive_work = s.work;
   e.cohesive_recoverable = s.recoverable;
+  e.crack_length = s.length;
   return e;
 }
 

@@ -60,6 +60,7 @@ struct FractureEnergies {
   double strain = 0;               ///< bulk strain energy
   double cohesive_work = 0;        ///< work done on the cohesive elements
   double cohesive_recoverable = 0; ///< released if every point unloaded along its secant
+  double crack_length = 0;         ///< the cohesive elements' length (crack_length())
   double dissipated() const { return cohesive_work - cohesive_recoverable; }
 };
 
@@ -156,6 +157,8 @@ private:
   Growing<Real> coords_store_[2] = {Growing<Real>("fegpu::mesh::coords"), Growing<Real>("fegpu::mesh::coords")};
   int store_ = 0;
   mutable Growing<Real> stress_store_{"fegpu::cohesive::stress"}, energy_store_{"fegpu::cohesive::strain_energy"};
+  mutable Growing<Real> values_store_{"fegpu::cohesive::output_values"}; // a frame's cohesive values
+  mutable Growing<Index> quad_store_{"fegpu::cohesive::output_quads"};   // and their QUAD4s
   /// Bulk elements touching a cohesive element, grouped by colour, with the colouring's shape
   /// (colour by colour only).
   struct Adjacent {

@@ -11,8 +11,8 @@ namespace {
 /// its corner nodes (face 0's corners, then face 1's in reverse) for output.
 template <int NPE, class U>
 void cohesive_output_kernel(const ConnView &conn, const CoordView &xyz, const U &u, const CohesiveSides &sides,
-                            const DeviceView<CohesivePoint **> &pts, LawField laws, Index n,
-                            const DeviceView<Real *[3]> &values, const DeviceView<Index *[4]> &quad) {
+                            const DeviceView<CohesivePoint **> &pts, LawField laws, Index n, const DofView &values,
+                            const DeviceView<Index *[4]> &quad) {
   constexpr int nq = NPE == 3 ? 2 : 3;
   Kokkos::parallel_for(
       "fegpu::cohesive::output", range(0, n), KOKKOS_LAMBDA(Index c) {
@@ -40,8 +40,7 @@ void cohesive_output_kernel(const ConnView &conn, const CoordView &xyz, const U 
 /// Per cohesive element: mean openings and damage (values) and its output QUAD4 (quad).
 template <class U>
 void cohesive_output(const CrackedMesh &cm, const elastic::ElasticModel &bulk, const DeviceView<CohesivePoint **> &pts,
-                     LawField laws, const U &u, const DeviceView<Real *[3]> &values,
-                     const DeviceView<Index *[4]> &quad) {
+                     LawField laws, const U &u, const DofView &values, const DeviceView<Index *[4]> &quad) {
   const auto f = bulk.mesh().type == ElementType::Tri3 ? cohesive_output_kernel<3, U> : cohesive_output_kernel<6, U>;
   f(bulk.mesh().elem2node, bulk.mesh().coords, u, cm.sides(), pts, laws, cm.num_cohesive(), values, quad);
 }
@@ -50,9 +49,8 @@ void cohesive_output(const CrackedMesh &cm, const elastic::ElasticModel &bulk, c
 HostMesh FractureModel::output_mesh() const {
   HostMesh h = bulk_.output_mesh();
   const Index nc = cracked_->num_cohesive();
-  DeviceView<Real *[3]> values("fegpu::cohesive::output_values", nc);
-  DeviceView<Index *[4]> quad("fegpu::cohesive::output_quads", nc);
-  cohesive_output(*cracked_, bulk_, points_, laws(), NoDisplacement{}, values, quad);
+  const auto quad = quad_store_.view<DeviceView<Index *[4]>>(nc);
+  cohesive_output(*cracked_, bulk_, points_, laws(), NoDisplacement{}, values_store_.view<DofView>(nc, 3), quad);
   auto q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), quad);
   HostMesh::ExtraBlock b{"cohesive", 1000, "QUAD4", 4, {}};
   for (const auto &blk : h.blocks)
@@ -77,20 +75,22 @@ ExodusVariables FractureModel::output_variables() const {
 
 void FractureModel::fill_output(const DofView &u, const DofView &v, const DofView &a, OutputFrame &frame) {
   bulk_.fill_output(u, v, a, frame);
-  auto &element = frame.element;
   const Index ne = bulk_.mesh().num_elems(), nc = cracked_->num_cohesive();
-  for (auto &e : element)
-    e.resize(ne + nc, 0.0); // bulk variables are zero on the cohesive block
-  DeviceView<Real *[3]> values("fegpu::cohesive::output_values", nc);
-  DeviceView<Index *[4]> quad("fegpu::cohesive::output_quads", nc);
-  cohesive_output(*cracked_, bulk_, points_, laws(), u, values, quad);
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), values);
-  for (int k = 0; k < 3; ++k) {
-    std::vector<double> col(ne + nc, 0.0); // and cohesive variables zero on the bulk block
-    for (Index c = 0; c < nc; ++c)
-      col[ne + c] = h(c, k);
-    element.push_back(std::move(col));
+  // The bulk's variables are zero on the cohesive block, the cohesive ones zero on the bulk.
+  auto &element = frame.element;
+  const std::size_t bulk_vars = element.size();
+  element.resize(bulk_vars + 3);
+  for (std::size_t k = 0; k < element.size(); ++k) {
+    element[k].resize(ne + nc);
+    if (k < bulk_vars)
+      std::fill(element[k].begin() + ne, element[k].end(), 0.0);
+    else
+      std::fill(element[k].begin(), element[k].begin() + ne, 0.0);
   }
+  const DofView values = values_store_.view<DofView>(nc, 3);
+  cohesive_output(*cracked_, bulk_, points_, laws(), u, values, quad_store_.view<DeviceView<Index *[4]>>(nc));
+  for (int k = 0; k < 3; ++k)
+    copy_to_host(Kokkos::subview(values, Kokkos::ALL, k), element[bulk_vars + k].data() + ne);
 }
 
 std::vector<double> FractureModel::globals(const DofView &u) {
@@ -99,7 +99,7 @@ std::vector<double> FractureModel::globals(const DofView &u) {
           e.cohesive_work,
           e.dissipated(),
           e.cohesive_recoverable,
-          crack_length(),
+          e.crack_length,
           double(count_fragments()),
           double(cracked_->num_cohesive()),
           double(cracked_->num_nodes())};

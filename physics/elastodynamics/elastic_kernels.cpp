@@ -165,6 +165,31 @@ void element_stress(const Mesh &mesh, const DeviceView<Material *> &mats, const 
       });
 }
 
+template <int N>
+void element_output(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, const DofView &u,
+                    const DofView &out) {
+  const auto g = gather<N>(mesh);
+  Kokkos::parallel_for(
+      "fegpu::elastic::element_output", range(0, mesh.num_elems()), KOKKOS_LAMBDA(Index e) {
+        double x[N], y[N], ux[N], uy[N], fx[N], fy[N], s[3], w;
+        g.coords(e, x, y);
+        g.field(e, u, ux, uy);
+        const Material &m = mats(em(e));
+        internal_force<N>(m, x, y, ux, uy, fx, fy, s, &w);
+        const double sxx = s[0], syy = s[1], sxy = s[2];
+        // Plane strain: sigma_zz = lambda (eps_xx + eps_yy) = nu (sigma_xx + sigma_yy).
+        const double nu = m.lambda_3d / (2 * (m.lambda_3d + m.mu));
+        const double szz = m.plane_stress ? 0.0 : nu * (sxx + syy);
+        out(e, 0) = sxx;
+        out(e, 1) = syy;
+        out(e, 2) = sxy;
+        out(e, 3) = szz;
+        out(e, 4) = Kokkos::sqrt(
+            0.5 * ((sxx - syy) * (sxx - syy) + (syy - szz) * (syy - szz) + (szz - sxx) * (szz - sxx)) + 3 * sxy * sxy);
+        out(e, 5) = w;
+      });
+}
+
 } // namespace
 
 Index first_inverted(const Mesh &mesh) {
@@ -181,6 +206,14 @@ void element_stress(const Mesh &mesh, const DeviceView<Material *> &mats, const 
     element_stress<3>(mesh, mats, em, u, stress, energy);
   else
     element_stress<6>(mesh, mats, em, u, stress, energy);
+}
+
+void element_output(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, const DofView &u,
+                    const DofView &out) {
+  if (mesh.type == ElementType::Tri3)
+    element_output<3>(mesh, mats, em, u, out);
+  else
+    element_output<6>(mesh, mats, em, u, out);
 }
 
 void lumped_mass(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, ScatterStrategy scatter,

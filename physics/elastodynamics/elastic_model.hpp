@@ -114,8 +114,9 @@ private:
   Growing<GlobalId> gid_store_{"fegpu::mesh::node_gid"};
   Growing<Index> first_copy_{"fegpu::elastic::first_copy"};
   Growing<uint8_t> set_member_{"fegpu::elastic::node_set_member"};
-  std::vector<Growing<Index>> node_set_store_;          // one per node set
-  mutable std::vector<Growing<Index>> constraint_dofs_; // one per constraint
+  std::vector<Growing<Index>> node_set_store_;           // one per node set
+  mutable std::vector<Growing<Index>> constraint_dofs_;  // one per constraint
+  Growing<Real> output_store_{"fegpu::elastic::output"}; // (element, field) of a frame
   Index original_nodes() const { return static_cast<Index>(original_gid_.extent(0)); }
   void compute_mass();
 };

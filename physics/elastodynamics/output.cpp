@@ -1,9 +1,8 @@
 /// \file output.cpp
 /// The elastodynamics module's output fields: displacement, velocity and acceleration at the
 /// nodes; stresses, von Mises and strain energy per element.
+#include "elastic_kernels.hpp"
 #include "elastic_model.hpp"
-
-#include <cmath>
 
 namespace fegpu::elastic {
 
@@ -14,40 +13,17 @@ ExodusVariables ElasticModel::output_variables() const {
 }
 
 void ElasticModel::fill_output(const DofView &u, const DofView &v, const DofView &a, OutputFrame &frame) {
-  auto &nodal = frame.nodal, &element = frame.element;
   const Index nn = mesh_.num_nodes(), ne = mesh_.num_elems();
-  DeviceView<Real *[3]> stress(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::stress"), ne);
-  RealView energy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::energy"), ne);
-  element_stress(u, stress, energy);
-  nodal.assign(6, std::vector<double>(nn));
-  // One labelled host array for the three fields (the integrator's may be views without a label).
-  Kokkos::View<Real **, Kokkos::LayoutLeft, Kokkos::HostSpace> h(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::output_nodal"), nn, 2);
-  for (int f = 0; f < 3; ++f) {
-    Kokkos::deep_copy(h, f == 0 ? u : f == 1 ? v : a);
-    for (Index i = 0; i < nn; ++i) {
-      nodal[2 * f][i] = h(i, 0);
-      nodal[2 * f + 1][i] = h(i, 1);
-    }
-  }
-  auto s = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), stress);
-  auto w = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), energy);
-  auto em = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), elem_material_);
-  element.assign(6, std::vector<double>(ne));
-  for (Index e = 0; e < ne; ++e) {
-    const Material &m = materials_h_[em(e)];
-    const double sxx = s(e, 0), syy = s(e, 1), sxy = s(e, 2);
-    // Plane strain: sigma_zz = lambda (eps_xx + eps_yy) = nu (sigma_xx + sigma_yy).
-    const double nu = m.lambda_3d / (2 * (m.lambda_3d + m.mu));
-    const double szz = m.plane_stress ? 0.0 : nu * (sxx + syy);
-    element[0][e] = sxx;
-    element[1][e] = syy;
-    element[2][e] = sxy;
-    element[3][e] = szz;
-    element[4][e] = std::sqrt(
-        0.5 * ((sxx - syy) * (sxx - syy) + (syy - szz) * (syy - szz) + (szz - sxx) * (szz - sxx)) + 3 * sxy * sxy);
-    element[5][e] = w(e);
-  }
+  frame.shape(6, nn, 6, ne);
+  // Each field's column straight into its output array: no host loop, no array of our own.
+  const DofView fields[3] = {u, v, a};
+  for (int f = 0; f < 3; ++f)
+    for (int c = 0; c < 2; ++c)
+      copy_to_host(Kokkos::subview(fields[f], std::make_pair(Index(0), nn), c), frame.nodal[2 * f + c].data());
+  const DofView values = output_store_.view<DofView>(ne, 6);
+  kernels::element_output(mesh_, materials_, elem_material_, u, values);
+  for (int k = 0; k < 6; ++k)
+    copy_to_host(Kokkos::subview(values, Kokkos::ALL, k), frame.element[k].data());
 }
 
 } // namespace fegpu::elastic

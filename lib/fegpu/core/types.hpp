@@ -49,6 +49,14 @@ template <class T> DeviceView<T *> to_device(const std::string &label, const std
   return d;
 }
 
+/// A contiguous device View of rank 1 into host memory of its size (a frame's output array).
+template <class V> void copy_to_host(const V &d, typename V::non_const_value_type *out) {
+  Kokkos::deep_copy(
+      Kokkos::View<typename V::non_const_value_type *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+          out, d.extent(0)),
+      d);
+}
+
 /// A host vector copy of a View of rank 1.
 template <class V> std::vector<typename V::non_const_value_type> to_host(const V &d) {
   std::vector<typename V::non_const_value_type> v(d.extent(0));

@@ -95,6 +95,7 @@ std::vector<std::string> driver_global_names(ExplicitIntegrator &in) {
 /// fields go to rank 0, the one rank with a writer.
 void write_frame(AsyncExodusWriter *w, ExplicitIntegrator &in, const Schedule &s, const EnergyReport &e) {
   OutputFrame f;
+  if (w) w->take_spare(f.nodal, f.element);
   {
     StepPhase phase("fegpu::driver::output_fields", "output_fields");
     in.fill_output(f);

@@ -33,6 +33,17 @@ struct EnergyReport {
 /// element (every block in order).
 struct OutputFrame {
   std::vector<std::vector<double>> nodal, element;
+  /// `nodal` arrays of nn values and `element` arrays of ne, keeping the storage a recycled frame
+  /// brings (AsyncExodusWriter::recycle): once the sizes settle a frame allocates nothing, and its
+  /// pages are not faulted in again. The values are left for the caller to write, all of them.
+  void shape(std::size_t nodal_count, std::size_t nn, std::size_t element_count, std::size_t ne) {
+    nodal.resize(nodal_count);
+    for (auto &x : nodal)
+      x.resize(nn);
+    element.resize(element_count);
+    for (auto &x : element)
+      x.resize(ne);
+  }
 };
 
 class ExplicitIntegrator {

@@ -64,6 +64,14 @@ void AsyncExodusWriter::write(double time, std::vector<std::vector<double>> noda
   changed_.notify_all();
 }
 
+void AsyncExodusWriter::take_spare(std::vector<std::vector<double>> &nodal, std::vector<std::vector<double>> &element) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (spare_.empty()) return;
+  nodal = std::move(spare_.front().nodal);
+  element = std::move(spare_.front().element);
+  spare_.pop_front();
+}
+
 void AsyncExodusWriter::finish() {
   drain();
   std::unique_lock<std::mutex> lock(mutex_);
@@ -100,6 +108,7 @@ void AsyncExodusWriter::loop() {
     }
     lock.lock();
     busy_ = false;
+    if (spare_.size() < 2) spare_.push_back({0.0, std::move(f.nodal), std::move(f.element), {}, std::nullopt});
     if (error) {
       error_ = error;
       queue_.clear(); // what follows a failed frame is not written
