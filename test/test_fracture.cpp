@@ -197,6 +197,52 @@ TEST(Fracture, ExpandingRingConservesEnergyAndSeparatesFaces) {
   }
 }
 
+namespace {
+long device_allocations = 0;
+void count_allocation(Kokkos::Profiling::SpaceHandle, const char *, const void *, uint64_t) { ++device_allocations; }
+} // namespace
+
+// What follows the cracked topology is kept in storage that grows geometrically (Growing, and the
+// cracked mesh's own arrays): an insertion allocates only when that storage grows, not each time
+// (on a GPU every allocation, and more every free, which waits for the device, costs tens of
+// microseconds; the PMMA example inserts 575 times). Counted through the Kokkos Tools callback
+// while a crack runs through a coarse PMMA plate (the example's set-up, 167 um cells), a few
+// facets an insertion, after its first insertion.
+TEST(Fracture, InsertionsAllocateOnlyToGrow) {
+  elastic::Config c;
+  c.scatter = ScatterStrategy::Atomic;
+  c.materials = {elastic::isotropic(1190, 3.24e9, 0.35, true)};
+  elastic::BoundarySpec top, bottom;
+  top.set = "top", bottom.set = "bottom";
+  top.components = bottom.components = {1};
+  top.value = {3.0e-5}, bottom.value = {-3.0e-5};
+  c.boundary = {top, bottom};
+  c.initial_displacement[0] = "-0.35*0.015*(x - 0.008)";
+  c.initial_displacement[1] = "0.015*y";
+  FractureConfig f;
+  f.law = law(352.3, 90e6); // strengths below PMMA's 129.6 MPa: the crack runs on this coarse mesh
+  f.notches = {{0.0, 0.0, 0.002, 0.0}};
+  FractureModel m(generate_rectangle(ElementType::Tri6, 96, 24, 0.016, 0.004, 0.0, -0.002, true), c, f);
+  CentralDifference driver(m);
+  driver.start(Schedule(until(1.6e-5), driver.critical_time_step()).dt);
+  const Index notch = m.cracked().num_cohesive();
+  while (m.cracked().num_cohesive() == notch && driver.time() < 1.6e-5)
+    driver.step();
+  int insertions = 0;
+  const Index nodes_before = m.num_nodes();
+  Kokkos::Tools::Experimental::set_allocate_data_callback(count_allocation);
+  while (driver.time() < 1.6e-5 - 1e-18) {
+    const Index before = m.cracked().num_cohesive();
+    driver.step();
+    insertions += m.cracked().num_cohesive() > before;
+  }
+  Kokkos::Tools::Experimental::set_allocate_data_callback(nullptr);
+  std::printf("PMMA plate: %d insertions, %d cohesive elements, nodes %d -> %d, %ld allocations\n", insertions,
+              m.cracked().num_cohesive(), nodes_before, m.num_nodes(), device_allocations);
+  EXPECT_GT(insertions, 20);
+  EXPECT_LT(device_allocations, insertions / 2);
+}
+
 // With atomics each cohesive element adds its forces to its nodes in the tractions pass; colour by
 // colour they go through stored face forces and a scatter over the adjacent bulk elements. On one
 // cracked state (the same u twice leaves the points' history as it was) the two sums must agree to
