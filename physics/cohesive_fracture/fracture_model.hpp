@@ -170,7 +170,8 @@ private:
   std::size_t peak_bytes_ = 0;
   double initial_strain_ = 0; ///< strain energy at t = 0 (started())
   std::optional<HistorySpec::CrackTip> tip_;
-  double tip_last_ = 0, tip_time_ = -1; ///< the tip's distance and time at the last row
+  double tip_last_ = 0, tip_time_ = -1;                                 ///< the tip's distance and time at the last row
+  DeviceView<double[2]> tip_point_{"fegpu::cohesive::crack_tip_point"}; ///< the tip's midpoint, each row
 };
 
 /// Reads the `fracture` section; checks block names against the mesh.

@@ -139,7 +139,7 @@ void FractureModel::history_values(const DofView & /*u*/, double time, std::vect
     row.insert(row.end(), {NAN, NAN, 0.0});
     return;
   }
-  DeviceView<double[2]> mid("fegpu::cohesive::crack_tip_point");
+  const auto mid = tip_point_;
   const Index c = best.loc;
   Kokkos::parallel_for(
       "fegpu::cohesive::crack_tip_point", range(0, 1), KOKKOS_LAMBDA(Index) {
