@@ -300,6 +300,44 @@ TEST(Insertion, DeterministicModeIsBitwiseRepeatable) {
     ASSERT_EQ(pa(i), pb(i));
 }
 
+// A few facets (a running crack's step) take the one-thread pass; it must decide and number
+// exactly as the colour-by-colour passes: the same connectivity, parents and cohesive elements.
+TEST(Insertion, FewFacetsNumberAsTheColourPasses) {
+  for (auto type : {ElementType::Tri3, ElementType::Tri6}) {
+    const Fixture fx(generate_disc(type, 32, 6, 1.0));
+    std::vector<uint8_t> few(fx.topo.num_facets, 0), more(fx.topo.num_facets, 0);
+    const auto f2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fx.topo.facet2elem);
+    int n = 0;
+    for (Index f = 0; f < fx.topo.num_facets && n < 20; f += 7) // every 7th interior facet, some adjacent
+      if (f2e(f, 1) >= 0) few[f] = 1, ++n;
+    for (Index f = 3; f < fx.topo.num_facets; f += 11) // a second round meeting the first cracks
+      if (f2e(f, 1) >= 0 && !few[f] && n < 40) more[f] = 1, ++n;
+    CrackedMesh a(fx.mesh, fx.topo, fx.col), b(fx.mesh, fx.topo, fx.col);
+    b.sequential_limit = 0;
+    for (const auto &flags : {few, more}) {
+      a.fracture(to_device(flags), CounterStrategy::Deterministic);
+      b.fracture(to_device(flags), CounterStrategy::Deterministic);
+    }
+    ASSERT_EQ(a.num_nodes(), b.num_nodes());
+    ASSERT_EQ(a.num_cohesive(), b.num_cohesive());
+    const auto same = [](const auto &x, const auto &y, std::size_t count, const char *what) {
+      const auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+      const auto hy = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+      for (std::size_t i = 0; i < count; ++i)
+        ASSERT_EQ(hx.data()[i], hy.data()[i]) << what << " " << i;
+    };
+    same(a.elem2node, b.elem2node, a.elem2node.span(), "connectivity");
+    same(a.new2old, b.new2old, std::size_t(a.num_nodes()), "parent");
+    same(a.coh2facet, b.coh2facet, std::size_t(a.num_cohesive()), "cohesive facet");
+    expect_exact(fx, a, [&] {
+      std::vector<uint8_t> both(few.size());
+      for (std::size_t i = 0; i < both.size(); ++i)
+        both[i] = few[i] | more[i];
+      return both;
+    }());
+  }
+}
+
 TEST(Insertion, RejectsBoundaryAndAlreadyCrackedFacets) {
   const Fixture fx(generate_rectangle(ElementType::Tri3, 4, 2, 1.0, 1.0));
   CrackedMesh cm(fx.mesh, fx.topo, fx.col);

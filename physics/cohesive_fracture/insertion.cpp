@@ -245,6 +245,44 @@ void team_atomic(const Insert<NPE> &ins, const IndexView &elems, Index begin, In
       });
 }
 
+/// The deterministic insertion of a few facets (a crack running a few facets a step): the
+/// elements owning one are listed in colour order (local(0, 0) their count, local(1 + k, 0) the
+/// k-th), then one thread inserts at each in turn, numbering as the colour-by-colour passes do.
+/// Elements of one colour share no node, so visiting them one after another decides as visiting
+/// them at once. Two launches instead of three a colour, which on a GPU cost more than the work.
+template <int NPE>
+void sequential(const Insert<NPE> &ins, const IndexView &elems, const DeviceView<Index *[3]> &local,
+                const CountBases &bases, int last) {
+  const Index ne = static_cast<Index>(elems.extent(0));
+  Kokkos::parallel_scan(
+      "fegpu::cohesive::insert_list", range(0, ne + 1), KOKKOS_LAMBDA(Index i, Index & k, bool final) {
+        if (i == ne) {
+          if (final) local(0, 0) = k;
+          return;
+        }
+        const Index e = elems(i);
+        bool owns = false;
+        for (int f = 0; f < 3; ++f)
+          owns = owns || (ins.links(e).neighbor[f] > e && ins.flag(ins.e2f(e, f)));
+        if (!owns) return;
+        if (final) local(1 + k, 0) = e;
+        ++k;
+      });
+  Kokkos::parallel_for(
+      "fegpu::cohesive::insert_sequential", range(0, 1), KOKKOS_LAMBDA(Index) {
+        Index nodes = bases(0, 0), cohs = bases(0, 1);
+        for (Index k = 0; k < local(0, 0); ++k) {
+          unsigned splits = 0;
+          const auto need = ins(local(1 + k, 0), false, 0, 0, &splits);
+          ins(local(1 + k, 0), true, nodes, cohs, &splits);
+          nodes += need.first;
+          cohs += need.second;
+        }
+        bases(last, 0) = nodes;
+        bases(last, 1) = cohs;
+      });
+}
+
 /// The counts before the insertion into bases(0) (in the stream, no wait).
 void set_bases(const CountBases &bases, Index nodes, Index cohs) {
   Kokkos::parallel_for(
@@ -252,15 +290,18 @@ void set_bases(const CountBases &bases, Index nodes, Index cohs) {
 }
 
 template <int NPE>
-void run(CrackedMesh &m, const DeviceView<uint8_t *> &flag, CounterStrategy s, const DeviceView<Index *[3]> &local,
-         const CountBases &bases, Index &nodes, Index &cohs) {
+void run(CrackedMesh &m, const DeviceView<uint8_t *> &flag, Index flagged, CounterStrategy s,
+         const DeviceView<Index *[3]> &local, const CountBases &bases, Index &nodes, Index &cohs) {
   const Insert<NPE> ins = make_insert<NPE>(m, flag);
   const Coloring &col = m.coloring;
   const IndexView elems = col.color2elem.indices;
   // The atomic paths count on in bases(0); the deterministic one moves from bases(c) to bases(c + 1).
   set_bases(bases, nodes, cohs);
+  const bool few = s == CounterStrategy::Deterministic && flagged <= m.sequential_limit &&
+                   flagged < static_cast<Index>(local.extent(0));
+  if (few) sequential<NPE>(ins, elems, local, bases, col.num_colors);
   // Colour by colour: no two elements of a launch share a node, so the walks never race.
-  for (int c = 0; c < col.num_colors; ++c) {
+  for (int c = 0; c < (few ? 0 : col.num_colors); ++c) {
     const Index b = col.offsets_h[c], e = col.offsets_h[c + 1], threads = window(e - b, col.num_colors);
     if (s == CounterStrategy::Deterministic)
       deterministic<NPE>(ins, elems, b, e, threads, local, bases, c);
@@ -453,9 +494,9 @@ Index CrackedMesh::fracture(const DeviceView<uint8_t *> &facets, CounterStrategy
   grow(most, num_cohesive_ + flagged, false);
   const Index before = num_cohesive_;
   if (type == ElementType::Tri3)
-    insertion_kernels::run<3>(*this, facets, strategy, local_, bases_, num_nodes_, num_cohesive_);
+    insertion_kernels::run<3>(*this, facets, flagged, strategy, local_, bases_, num_nodes_, num_cohesive_);
   else
-    insertion_kernels::run<6>(*this, facets, strategy, local_, bases_, num_nodes_, num_cohesive_);
+    insertion_kernels::run<6>(*this, facets, flagged, strategy, local_, bases_, num_nodes_, num_cohesive_);
   FEGPU_CHECK(num_cohesive_ - before == flagged, "every flagged facet becomes one cohesive element");
   return flagged;
 }

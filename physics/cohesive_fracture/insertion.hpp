@@ -95,6 +95,9 @@ public:
   void restore(const CheckpointReader &r);
   CohesiveSides sides() const { return {coh2facet, topology.facet2elem, topology.facet2local}; }
 
+  /// Deterministic insertions of at most this many facets take one thread in colour order instead
+  /// of three launches a colour (the same numbering; tests set 0 to compare the two).
+  Index sequential_limit = 32;
   const ElementType type;
   ConnView elem2node;               // (element, local node): current node ids
   IndexView new2old;                // (node capacity): the node each node was split from

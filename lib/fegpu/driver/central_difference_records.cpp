@@ -123,11 +123,10 @@ void CentralDifference::history_values(std::vector<double> &row) {
     const Index n = parallel::nearest_node(parts_, x, p.point);
     const DofView &f = p.field == 0 ? u_ : p.field == 1 ? v_ : a_;
     std::vector<double> values(nc, 0.0);
-    if (n >= 0) {
-      const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Kokkos::subview(f, n, Kokkos::ALL));
-      for (int c = 0; c < nc; ++c)
-        values[c] = h(c);
-    }
+    // A node's components lie a column apart: copied one by one (a strided row has no copy from a
+    // GPU to the host).
+    for (int c = 0; n >= 0 && c < nc; ++c)
+      Kokkos::deep_copy(values[c], Kokkos::subview(f, n, c));
     row.insert(row.end(), values.begin(), values.end());
   }
   if (!reaction_sets_.empty()) {
