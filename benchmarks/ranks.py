@@ -134,9 +134,9 @@ def main():
                     exchange = profiled.get("exchange", (0.0, 0))[0]
                     row["exchange_share"] = exchange / max(sum(s for s, _ in step_phases.values()), 1e-30)
                 rows.append(row)
+                with open(a.out, "w") as fh:  # after every row: a run cut short keeps what it measured
+                    json.dump({"context": {}, "benchmarks": rows}, fh, indent=1)
     shutil.rmtree(scratch, ignore_errors=True)
-    with open(a.out, "w") as fh:
-        json.dump({"context": {}, "benchmarks": rows}, fh, indent=1)
 
 
 if __name__ == "__main__":

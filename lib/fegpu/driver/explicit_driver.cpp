@@ -74,7 +74,11 @@ std::vector<double> driver_globals(ExplicitIntegrator &in, const Schedule &s, co
   for (const auto &t : e.terms)
     g.push_back(t.second);
   g.push_back(e.balance_error);
-  const std::vector<double> own = in.globals();
+  std::vector<double> own;
+  {
+    StepPhase phase("fegpu::driver::globals", "globals");
+    own = in.globals();
+  }
   g.insert(g.end(), own.begin(), own.end());
   return g;
 }
@@ -104,7 +108,10 @@ void write_frame(AsyncExodusWriter *w, ExplicitIntegrator &in, const Schedule &s
   std::vector<double> globals = driver_globals(in, s, e);
   if (!w) return;
   std::optional<HostMesh> next;
-  if (in.take_topology_change() && w->frames_in_file() > 0) next = in.output_mesh();
+  if (in.take_topology_change() && w->frames_in_file() > 0) {
+    StepPhase phase("fegpu::driver::output_mesh", "output_mesh");
+    next = in.output_mesh();
+  }
   w->write(in.time(), std::move(f.nodal), std::move(f.element), std::move(globals), std::move(next));
 }
 
