@@ -48,7 +48,7 @@ loads:
   - {{type: force, point: [1.016, 0.0, 3.048], value: [-500.0, 0.0, 0.0]}}
   - {{type: force, point: [-1.016, 0.0, 3.048], value: [500.0, 0.0, 0.0]}}
 solver: {{scheme: standard, scatter: atomic, overlap: {overlap}}}
-time: {{end_time: 0.25, dt: 1.2761e-5}}
+time: {{end_time: 0.25}}
 output: {{file: cylinder.e, fields: false}}
 """
 

@@ -57,6 +57,15 @@ template <class V> void copy_to_host(const V &d, typename V::non_const_value_typ
       d);
 }
 
+/// Row i of a View of rank 2 on the host, entry by entry: on a GPU a (node, component) row is strided
+/// (layout left), and a strided View has no copy to the host.
+template <class V> std::vector<typename V::non_const_value_type> row_to_host(const V &d, Index i) {
+  std::vector<typename V::non_const_value_type> row(d.extent(1));
+  for (std::size_t k = 0; k < row.size(); ++k)
+    Kokkos::deep_copy(row[k], Kokkos::subview(d, i, k));
+  return row;
+}
+
 /// A host vector copy of a View of rank 1.
 template <class V> std::vector<typename V::non_const_value_type> to_host(const V &d) {
   std::vector<typename V::non_const_value_type> v(d.extent(0));

@@ -122,11 +122,7 @@ void CentralDifference::history_values(std::vector<double> &row) {
     // the nearest gives its values, the other ranks zeros, summed below.
     const Index n = parallel::nearest_node(parts_, x, p.point);
     const DofView &f = p.field == 0 ? u_ : p.field == 1 ? v_ : a_;
-    std::vector<double> values(nc, 0.0);
-    // A node's components lie a column apart: copied one by one (a strided row has no copy from a
-    // GPU to the host).
-    for (int c = 0; n >= 0 && c < nc; ++c)
-      Kokkos::deep_copy(values[c], Kokkos::subview(f, n, c));
+    const std::vector<double> values = n >= 0 ? row_to_host(f, n) : std::vector<double>(nc, 0.0);
     row.insert(row.end(), values.begin(), values.end());
   }
   if (!reaction_sets_.empty()) {

@@ -103,10 +103,10 @@ Decomposition::Decomposition(const HostMesh &global, const Comm &comm, bool gath
 Index nearest_node(const Decomposition *parts, const CoordView &coords, const std::array<double, 3> &point) {
   if (!parts) return fegpu::nearest_node(coords, point);
   const Index n = fegpu::nearest_node(coords, point, parts->owned_nodes());
-  const auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Kokkos::subview(coords, n, Kokkos::ALL));
+  const std::vector<double> x = row_to_host(coords, n);
   double d = 0; // as fegpu::nearest_node() measures it
   for (int k = 0; k < 3; ++k)
-    d += (x(k) - point[k]) * (x(k) - point[k]);
+    d += (x[k] - point[k]) * (x[k] - point[k]);
   const parallel::Comm &comm = parts->comm();
   const double at = d == comm.min(d) ? double(parts->node_index(n)) : 1e300;
   return at == comm.min(at) ? n : -1;
