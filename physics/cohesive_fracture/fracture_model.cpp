@@ -139,7 +139,7 @@ EnergySums cohesive_sums(const ConnView &conn, const CoordView &xyz, const Devic
   return total;
 }
 
-double sum(const RealView &v) {
+template <class V> double sum(const V &v) {
   double s = 0;
   Kokkos::parallel_reduce(
       "fegpu::cohesive::sum", range(0, static_cast<Index>(v.extent(0))),
@@ -247,11 +247,10 @@ LawField FractureModel::laws() const { return {config_.law, strength_, cracked_-
 
 FractureEnergies FractureModel::energies(const DofView &u) const {
   const Index ne = bulk_.mesh().num_elems();
-  const auto stress = stress_store_.view<DeviceView<Real *[3]>>(ne);
-  const RealView energy = energy_store_.view(ne);
-  bulk_.element_stress(u, stress, energy);
+  const DofView fields = fields_store_.view<DofView>(ne, 6);
+  bulk_.element_fields(u, fields);
   FractureEnergies e;
-  e.strain = sum(energy);
+  e.strain = sum(Kokkos::subview(fields, Kokkos::ALL, 5)); // the strain energy
   const auto s = cohesive_sums(*cracked_, bulk_, points_);
   e.cohesive_work = s.work;
   e.cohesive_recoverable = s.recoverable;

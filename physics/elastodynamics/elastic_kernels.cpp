@@ -150,27 +150,11 @@ template <int N> double max_eigenvalue(const Mesh &mesh, const DeviceView<Materi
 }
 
 template <int N>
-void element_stress(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, const DofView &u,
-                    const DeviceView<Real *[3]> &stress, const RealView &energy) {
-  const auto g = gather<N>(mesh);
-  Kokkos::parallel_for(
-      "fegpu::elastic::element_stress", range(0, mesh.num_elems()), KOKKOS_LAMBDA(Index e) {
-        double x[N], y[N], ux[N], uy[N], fx[N], fy[N], s[3], w;
-        g.coords(e, x, y);
-        g.field(e, u, ux, uy);
-        internal_force<N>(mats(em(e)), x, y, ux, uy, fx, fy, s, &w);
-        for (int k = 0; k < 3; ++k)
-          stress(e, k) = s[k];
-        energy(e) = w;
-      });
-}
-
-template <int N>
-void element_output(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, const DofView &u,
+void element_fields(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, const DofView &u,
                     const DofView &out) {
   const auto g = gather<N>(mesh);
   Kokkos::parallel_for(
-      "fegpu::elastic::element_output", range(0, mesh.num_elems()), KOKKOS_LAMBDA(Index e) {
+      "fegpu::elastic::element_fields", range(0, mesh.num_elems()), KOKKOS_LAMBDA(Index e) {
         double x[N], y[N], ux[N], uy[N], fx[N], fy[N], s[3], w;
         g.coords(e, x, y);
         g.field(e, u, ux, uy);
@@ -200,20 +184,12 @@ double max_eigenvalue(const Mesh &mesh, const DeviceView<Material *> &mats, cons
   return mesh.type == ElementType::Tri3 ? max_eigenvalue<3>(mesh, mats, em) : max_eigenvalue<6>(mesh, mats, em);
 }
 
-void element_stress(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, const DofView &u,
-                    const DeviceView<Real *[3]> &stress, const RealView &energy) {
-  if (mesh.type == ElementType::Tri3)
-    element_stress<3>(mesh, mats, em, u, stress, energy);
-  else
-    element_stress<6>(mesh, mats, em, u, stress, energy);
-}
-
-void element_output(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, const DofView &u,
+void element_fields(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, const DofView &u,
                     const DofView &out) {
   if (mesh.type == ElementType::Tri3)
-    element_output<3>(mesh, mats, em, u, out);
+    element_fields<3>(mesh, mats, em, u, out);
   else
-    element_output<6>(mesh, mats, em, u, out);
+    element_fields<6>(mesh, mats, em, u, out);
 }
 
 void lumped_mass(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, ScatterStrategy scatter,

@@ -20,13 +20,10 @@ void lumped_mass(const Mesh &mesh, const DeviceView<Material *> &mats, const Ind
 /// f += the internal force at displacement u of the elements of `sweep`.
 void internal_force(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &elem_mat,
                     ScatterStrategy scatter, const Coloring &coloring, const DofView &u, const DofView &f, Sweep sweep);
-/// The output's element fields at displacement u, (element, field): stress xx, yy, xy, zz, von
-/// Mises, strain energy.
-void element_output(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &elem_mat, const DofView &u,
+/// The element fields at displacement u, (element, field): area-averaged stress xx, yy, xy, zz,
+/// von Mises, strain energy (output, energies and tests alike).
+void element_fields(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &elem_mat, const DofView &u,
                     const DofView &out);
-/// Area-averaged stress (xx, yy, xy) and strain energy of every element at displacement u.
-void element_stress(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &elem_mat, const DofView &u,
-                    const DeviceView<Real *[3]> &stress, const RealView &energy);
 
 /// The flat dofs (component comp * num_nodes + node) of a set of nodes, into dofs.
 void node_dofs(const IndexView &nodes, int comp, Index num_nodes, const IndexView &dofs);

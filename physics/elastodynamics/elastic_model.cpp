@@ -128,8 +128,8 @@ bool ElasticModel::split_sweeps(const std::vector<char> &border) {
   return true;
 }
 
-void ElasticModel::element_stress(const DofView &u, const DeviceView<Real *[3]> &stress, const RealView &energy) const {
-  kernels::element_stress(mesh_, materials_, elem_material_, u, stress, energy);
+void ElasticModel::element_fields(const DofView &u, const DofView &out) const {
+  kernels::element_fields(mesh_, materials_, elem_material_, u, out);
 }
 
 std::vector<Constraint> ElasticModel::constraints() const {

@@ -86,8 +86,9 @@ public:
   /// nodes only removes sharing.
   void set_topology(const ConnView &elem2node, const CoordView &coords, const IndexView &origin);
 
-  /// Area-averaged element stress (xx, yy, xy) and strain energy at displacement u.
-  void element_stress(const DofView &u, const DeviceView<Real *[3]> &stress, const RealView &energy) const;
+  /// Element fields at displacement u into out (element, field): area-averaged stress xx, yy, xy,
+  /// zz, von Mises, strain energy (the output's element variables, in their order).
+  void element_fields(const DofView &u, const DofView &out) const;
   void set_scatter(ScatterStrategy s) { config_.scatter = s; }
   const Mesh &mesh() const { return mesh_; }
   const Coloring &coloring() const { return coloring_; }

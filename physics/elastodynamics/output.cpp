@@ -21,7 +21,7 @@ void ElasticModel::fill_output(const DofView &u, const DofView &v, const DofView
     for (int c = 0; c < 2; ++c)
       copy_to_host(Kokkos::subview(fields[f], std::make_pair(Index(0), nn), c), frame.nodal[2 * f + c].data());
   const DofView values = output_store_.view<DofView>(ne, 6);
-  kernels::element_output(mesh_, materials_, elem_material_, u, values);
+  element_fields(u, values);
   for (int k = 0; k < 6; ++k)
     copy_to_host(Kokkos::subview(values, Kokkos::ALL, k), frame.element[k].data());
 }
