@@ -69,10 +69,7 @@ template <class V> std::vector<typename V::non_const_value_type> row_to_host(con
 /// A host vector copy of a View of rank 1.
 template <class V> std::vector<typename V::non_const_value_type> to_host(const V &d) {
   std::vector<typename V::non_const_value_type> v(d.extent(0));
-  Kokkos::deep_copy(
-      Kokkos::View<typename V::non_const_value_type *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-          v.data(), v.size()),
-      d);
+  copy_to_host(d, v.data());
   return v;
 }
 
