@@ -10,10 +10,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <set>
 
 using namespace fegpu;
 using namespace fegpu::cohesive;
@@ -290,6 +292,30 @@ TEST(Fracture, FragmentsRiseWithStrainRate) {
     EXPECT_GT(frags, previous + 5);
     previous = frags;
   }
+}
+
+// The fragment count is recounted only when the number of failed cohesive elements has grown:
+// counted every 10 steps through a fragmentation it must never fall (failing a facet can only
+// split a fragment), must change along the way, and must end where the same run counted once at
+// its end (a first count, nothing cached) ends.
+TEST(Fracture, FragmentCountFollowsTheFailures) {
+  std::vector<Index> counts, last;
+  for (int every : {10, 0}) {
+    Ring ring(ElementType::Tri6, 200, 120);
+    CentralDifference driver(ring.model);
+    driver.start(Schedule(until(3e-6), driver.critical_time_step()).dt);
+    for (int step = 1; driver.time() < 3e-6 - 1e-18; ++step) {
+      driver.step();
+      if (every && step % every == 0) counts.push_back(ring.model.count_fragments());
+    }
+    last.push_back(ring.model.count_fragments());
+  }
+  ASSERT_FALSE(counts.empty());
+  EXPECT_EQ(counts.front(), 1) << "the ring starts whole";
+  EXPECT_TRUE(std::is_sorted(counts.begin(), counts.end()));
+  EXPECT_GT(std::set<Index>(counts.begin(), counts.end()).size(), 3u) << "recounted as the ring broke";
+  EXPECT_GT(last[1], 5);
+  EXPECT_EQ(last[0], last[1]);
 }
 
 TEST(Fracture, DeterministicRunsAreBitwiseIdentical) {

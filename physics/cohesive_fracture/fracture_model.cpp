@@ -155,10 +155,13 @@ struct Joined {
   LawField laws;
   KOKKOS_INLINE_FUNCTION bool operator()(Index f) const {
     const Index c = facet2coh(f);
-    if (c < 0) return true;
+    return c < 0 || !failed(c);
+  }
+  /// Whether every point of cohesive element c has failed.
+  KOKKOS_INLINE_FUNCTION bool failed(Index c) const {
     for (int q = 0; q < static_cast<int>(pts.extent(1)); ++q)
-      if (!ppr_failed(laws.base, laws.in_base(c, pts(c, q).history))) return true;
-    return false;
+      if (!ppr_failed(laws.base, laws.in_base(c, pts(c, q).history))) return false;
+    return true;
   }
 };
 
@@ -261,8 +264,21 @@ FractureEnergies FractureModel::energies(const DofView &u) const {
 double FractureModel::crack_length() const { return cohesive_sums(*cracked_, bulk_, points_).length; }
 
 Index FractureModel::count_fragments() const {
-  // On the device: the host's union-find over every facet cost a millisecond a history row.
-  return count_components(topology_.facet2elem, Joined{cracked_->facet2coh, points_, laws()}, fragment_parent_);
+  // A point's history only grows, so a failed cohesive element stays failed and the facets that
+  // no longer join their elements form a set that only grows: while it keeps its size it is the
+  // same set, and the fragments are the same. Counting it is one reduction over the cohesive
+  // elements; the union-find over every facet runs only when it has grown.
+  const Joined joined{cracked_->facet2coh, points_, laws()};
+  Index failed = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::cohesive::count_failed", range(0, cracked_->num_cohesive()),
+      KOKKOS_LAMBDA(Index c, Index & n) { n += joined.failed(c); }, failed);
+  if (failed != fragments_.failed) {
+    // On the device: the host's union-find over every facet cost a millisecond a history row.
+    fragments_.count = count_components(topology_.facet2elem, joined, fragment_parent_);
+    fragments_.failed = failed;
+  }
+  return fragments_.count;
 }
 
 std::size_t FractureModel::memory_bytes() const {

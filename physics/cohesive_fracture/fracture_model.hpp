@@ -167,6 +167,9 @@ private:
     Index count = 0;
   } adjacent_;
   IndexView fragment_parent_; // (bulk element): the fragment count's scratch
+  /// The last fragment count, and the number of failed cohesive elements it was counted with
+  /// (-1: none counted since the construction or the last restore).
+  mutable struct { Index failed = -1, count = 0; } fragments_;
   std::size_t peak_bytes_ = 0;
   double initial_strain_ = 0; ///< strain energy at t = 0 (started())
   std::optional<HistorySpec::CrackTip> tip_;

@@ -222,6 +222,7 @@ void FractureModel::restore(const CheckpointReader &r) {
   initial_strain_ = r.number("fracture.initial_strain");
   tip_last_ = r.number("fracture.tip_last");
   tip_time_ = r.number("fracture.tip_time");
+  fragments_.failed = -1;
   follow_topology(coords);
 }
 
