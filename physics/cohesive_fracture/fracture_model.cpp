@@ -249,11 +249,8 @@ std::string FractureModel::summary(const DofView &u, const Energies &d) const {
 LawField FractureModel::laws() const { return {config_.law, strength_, cracked_->coh2facet}; }
 
 FractureEnergies FractureModel::energies(const DofView &u) const {
-  const Index ne = bulk_.mesh().num_elems();
-  const DofView fields = fields_store_.view<DofView>(ne, 6);
-  bulk_.element_fields(u, fields);
   FractureEnergies e;
-  e.strain = sum(Kokkos::subview(fields, Kokkos::ALL, 5)); // the strain energy
+  e.strain = sum(Kokkos::subview(bulk_.element_fields(u), Kokkos::ALL, 5)); // the strain energy
   const auto s = cohesive_sums(*cracked_, bulk_, points_);
   e.cohesive_work = s.work;
   e.cohesive_recoverable = s.recoverable;

@@ -149,14 +149,13 @@ private:
   RealView inverse_area_; // (node): 1 / the areas summed there; empty after a topology change
   // Storage kept from one insertion (or history row) to the next, so that neither allocates: the
   // stress check's nodal sums and inverse areas, two stores each of the origins and coordinates
-  // (the new made from the old; store_ holds the live ones), the energies' element fields.
+  // (the new made from the old; store_ holds the live ones).
   Growing<Real> nodal_stress_store_{"fegpu::cohesive::nodal_stress"},
       inverse_area_store_{"fegpu::cohesive::inverse_area"};
   Growing<Index> origin_store_[2] = {Growing<Index>("fegpu::cohesive::origin"),
                                      Growing<Index>("fegpu::cohesive::origin")};
   Growing<Real> coords_store_[2] = {Growing<Real>("fegpu::mesh::coords"), Growing<Real>("fegpu::mesh::coords")};
   int store_ = 0;
-  mutable Growing<Real> fields_store_{"fegpu::cohesive::element_fields"};
   mutable Growing<Real> values_store_{"fegpu::cohesive::output_values"}; // a frame's cohesive values
   mutable Growing<Index> quad_store_{"fegpu::cohesive::output_quads"};   // and their QUAD4s
   /// Bulk elements touching a cohesive element, grouped by colour, with the colouring's shape

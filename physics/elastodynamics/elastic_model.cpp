@@ -128,8 +128,10 @@ bool ElasticModel::split_sweeps(const std::vector<char> &border) {
   return true;
 }
 
-void ElasticModel::element_fields(const DofView &u, const DofView &out) const {
+DofView ElasticModel::element_fields(const DofView &u) const {
+  const DofView out = fields_store_.view<DofView>(mesh_.num_elems(), 6);
   kernels::element_fields(mesh_, materials_, elem_material_, u, out);
+  return out;
 }
 
 std::vector<Constraint> ElasticModel::constraints() const {

@@ -86,9 +86,10 @@ public:
   /// nodes only removes sharing.
   void set_topology(const ConnView &elem2node, const CoordView &coords, const IndexView &origin);
 
-  /// Element fields at displacement u into out (element, field): area-averaged stress xx, yy, xy,
-  /// zz, von Mises, strain energy (the output's element variables, in their order).
-  void element_fields(const DofView &u, const DofView &out) const;
+  /// Element fields at displacement u, (element, field): area-averaged stress xx, yy, xy, zz,
+  /// von Mises, strain energy (the output's element variables, in their order). In the model's
+  /// storage, valid until the next call: frames and energies alike reuse it.
+  DofView element_fields(const DofView &u) const;
   void set_scatter(ScatterStrategy s) { config_.scatter = s; }
   const Mesh &mesh() const { return mesh_; }
   const Coloring &coloring() const { return coloring_; }
@@ -115,9 +116,9 @@ private:
   Growing<GlobalId> gid_store_{"fegpu::mesh::node_gid"};
   Growing<Index> first_copy_{"fegpu::elastic::first_copy"};
   Growing<uint8_t> set_member_{"fegpu::elastic::node_set_member"};
-  std::vector<Growing<Index>> node_set_store_;           // one per node set
-  mutable std::vector<Growing<Index>> constraint_dofs_;  // one per constraint
-  Growing<Real> output_store_{"fegpu::elastic::output"}; // (element, field) of a frame
+  std::vector<Growing<Index>> node_set_store_;                           // one per node set
+  mutable std::vector<Growing<Index>> constraint_dofs_;                  // one per constraint
+  mutable Growing<Real> fields_store_{"fegpu::elastic::element_fields"}; // element_fields()
   Index original_nodes() const { return static_cast<Index>(original_gid_.extent(0)); }
   void compute_mass();
 };

@@ -1,7 +1,6 @@
 /// \file output.cpp
 /// The elastodynamics module's output fields: displacement, velocity and acceleration at the
 /// nodes; stresses, von Mises and strain energy per element.
-#include "elastic_kernels.hpp"
 #include "elastic_model.hpp"
 
 namespace fegpu::elastic {
@@ -20,8 +19,7 @@ void ElasticModel::fill_output(const DofView &u, const DofView &v, const DofView
   for (int f = 0; f < 3; ++f)
     for (int c = 0; c < 2; ++c)
       copy_to_host(Kokkos::subview(fields[f], std::make_pair(Index(0), nn), c), frame.nodal[2 * f + c].data());
-  const DofView values = output_store_.view<DofView>(ne, 6);
-  element_fields(u, values);
+  const DofView values = element_fields(u);
   for (int k = 0; k < 6; ++k)
     copy_to_host(Kokkos::subview(values, Kokkos::ALL, k), frame.element[k].data());
 }

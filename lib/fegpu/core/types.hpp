@@ -49,7 +49,8 @@ template <class T> DeviceView<T *> to_device(const std::string &label, const std
   return d;
 }
 
-/// A contiguous device View of rank 1 into host memory of its size (a frame's output array).
+/// A View of rank 1 into host memory of its size (a frame's output array): on a GPU it must be
+/// contiguous (a column of a layout-left array is); on the host any stride copies.
 template <class V> void copy_to_host(const V &d, typename V::non_const_value_type *out) {
   Kokkos::deep_copy(
       Kokkos::View<typename V::non_const_value_type *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
