@@ -3,7 +3,7 @@
 
   ranks.py --app BUILD/app/fegpu-kk --out FILE.json [--mpiexec mpirun] [--mpiexec-flags "..."]
            [--layouts 1x2,2x1] [--problems t6:1000000,cylinder:294912,t6:500000:weak] [--steps 100]
-           [--no-profile t6_weak,...]
+           [--no-profile t6_weak,...] [--overlap both|on|off]
 
 A problem is KIND:ELEMENTS[:weak]: `t6`, elastodynamics of a T6 strip (a velocity pulled at one
 end), or `cylinder`, the seed's pinched MITC4 cylinder (standard scheme, atomic scatter); ELEMENTS
@@ -12,11 +12,12 @@ threads a rank; 0 leaves Kokkos' default, as on a GPU, where each rank takes its
 Weak scaling keeps a rank's threads: each layout RxT of several ranks is set against 1xT.
 Each problem runs on every layout, plainly (the time loop's wall time over its steps, the row's
 time) and with --profile (the exchange's share of the profiled step); layouts of several ranks
-run twice, `solver: {overlap: true}` (the default) and `false`. The runs write no Exodus file
-(`output: {fields: false}`): the set-up and the time loop are what they time. `--no-profile`
-names problems (KIND or KIND_weak) run plainly only, without the exchange's share (each profiled
-run repeats the set-up, which on 1e7 elements takes longer than the steps). Rows go to FILE.json
-in the form of Google Benchmark's output, program "ranks", for report.py.
+run twice, `solver: {overlap: true}` (the default) and `false` (`--overlap on|off` runs one of
+them). The runs write no Exodus file (`output: {fields: false}`): the set-up and the time loop are
+what they time. `--no-profile` names problems (KIND or KIND_weak) run plainly only, without the
+exchange's share (each profiled run repeats the set-up, which on 1e7 elements takes longer than
+the steps). Rows go to FILE.json in the form of Google Benchmark's output, program "ranks", for
+report.py.
 """
 import argparse
 import json
@@ -101,6 +102,7 @@ def main():
     p.add_argument("--problems", default="t6:1000000,cylinder:294912,t6:500000:weak")
     p.add_argument("--steps", type=int, default=100)
     p.add_argument("--no-profile", default="")
+    p.add_argument("--overlap", choices=("both", "on", "off"), default="both")
     a = p.parse_args()
     cores = os.cpu_count() or 1
     layouts = a.layouts or ",".join(f"{r}x{cores // r}" for r in (1, 2, 4) if cores // r >= 1 and r <= cores)
@@ -115,7 +117,8 @@ def main():
                    [l for l in todo if not l.startswith("1x")]
         for layout in todo:
             ranks, threads = (int(x) for x in layout.split("x"))
-            for overlap in ([True, False] if ranks > 1 else [True]):
+            modes = {"both": [True, False], "on": [True], "off": [False]}[a.overlap]
+            for overlap in (modes if ranks > 1 else [True]):
                 yaml_text, n = problem_input(kind, int(elements) * (ranks if weak else 1), overlap)
                 name = f"Ranks/{kind}{'_weak' if weak else ''}/{elements}/{layout}" + \
                        (("/overlap" if overlap else "/after") if ranks > 1 else "")

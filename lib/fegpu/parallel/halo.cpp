@@ -139,6 +139,8 @@ void Decomposition::post(int nc, const std::function<void()> &pack) const {
     send_ = PinnedView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::send"), sent * nc);
     combined_ = PinnedView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::received"),
                            (own + sent) * nc); // as many received as sent: the lists are symmetric
+    send_dev_ = Kokkos::create_mirror_view(Kokkos::WithoutInitializing, MemSpace(), send_);
+    combined_dev_ = Kokkos::create_mirror_view(Kokkos::WithoutInitializing, MemSpace(), combined_);
     capacity_nc_ = nc;
   }
   const std::size_t k = local_.neighbors.size();
@@ -148,6 +150,10 @@ void Decomposition::post(int nc, const std::function<void()> &pack) const {
     MPI_Irecv(combined_.data() + (own + offsets_[i]) * nc, (offsets_[i + 1] - offsets_[i]) * nc, MPI_DOUBLE,
               local_.neighbors[i], tag, MPI_COMM_WORLD, &requests[i]);
   pack();
+  const auto part = [nc](const auto &v, std::size_t from, std::size_t to) {
+    return Kokkos::subview(v, std::make_pair(from * nc, to * nc));
+  };
+  Kokkos::deep_copy(ExecSpace(), part(send_, 0, sent), part(send_dev_, 0, sent));
   ExecSpace().fence("fegpu::parallel::packed");
   for (std::size_t i = 0; i < k; ++i)
     MPI_Isend(send_.data() + offsets_[i] * nc, (offsets_[i + 1] - offsets_[i]) * nc, MPI_DOUBLE, local_.neighbors[i],
@@ -158,6 +164,9 @@ void Decomposition::wait() const {
   std::vector<MPI_Request> &requests = requests_->pending;
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   requests.clear();
+  const std::size_t own = self_nodes_.extent(0), n = combined_.extent(0);
+  const auto received = std::make_pair(own * capacity_nc_, n);
+  Kokkos::deep_copy(ExecSpace(), Kokkos::subview(combined_dev_, received), Kokkos::subview(combined_, received));
 }
 
 #else
