@@ -304,14 +304,17 @@ def write(a):
         build = f"Kokkos {b['kokkos']} ({b['backends'].strip()}), {b['compiler']}, KokkosKernels {b['kokkoskernels']}, " \
                 f"MPI {b['mpi']}, native flags {b['native']}"
         lines.append(f"| {m['machine']} | {b['device']}; {m['cpus']} host CPUs | {build} | {commits(m)} | "
-                     f"{dates(m)} | {triad(m) / 1e9:.0f} GB/s |")
+                     f"{dates(m)} | " + (f"{triad(m) / 1e9:.0f} GB/s |" if triad(m) else "not measured |"))
+    all_machines = machines
     for title, prefixes, seed in SECTIONS:
-        names = sorted({b["name"] for m in machines for b in m["benchmarks"]
+        names = sorted({b["name"] for m in all_machines for b in m["benchmarks"]
                         if any(b["name"].startswith(p) for p in prefixes)},
                        key=lambda n: [(0, int(t), "") if t.lstrip("-").isdigit() else (1, 0, t)
                                       for t in n.split("/")])
         if not names:
             continue
+        # A section's columns: the machines that ran some of it.
+        machines = [m for m in all_machines if any(b["name"] in names for b in m["benchmarks"])]
         if prefixes == ["App/"]:
             lines += examples_section(title, names, machines)
             continue
