@@ -124,7 +124,7 @@ void ElasticModel::add_internal_force(const DofView &u, const DofView &f, Sweep 
 }
 
 bool ElasticModel::split_sweeps(const std::vector<char> &border) {
-  coloring_ = split_coloring(coloring_, elements_touching(host_mesh_, border));
+  coloring_ = split_coloring(coloring_, elements_touching(host_mesh_, border), build_node2elem(mesh_));
   return true;
 }
 

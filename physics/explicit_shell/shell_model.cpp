@@ -39,9 +39,11 @@ ShellModel::ShellModel(const HostMesh &mesh, Config config, const parallel::Deco
   // On many ranks the colouring also orders the elements in two sweeps (atomic scatter too): those
   // touching a shared node, then the interior, computed while the shared nodes' sums fly.
   overlap_ = parts_ && parts_->overlaps();
-  if (config_.scheme == Scheme::Standard && (config_.scatter == Scatter::Coloring || overlap_))
-    coloring_ = color_elements(mesh_, build_node2elem(mesh_), config_.coloring);
-  if (overlap_) coloring_ = split_coloring(coloring_, elements_touching(mesh, parts_->shared_nodes()));
+  if (config_.scheme == Scheme::Standard && (config_.scatter == Scatter::Coloring || overlap_)) {
+    const Crs n2e = build_node2elem(mesh_);
+    coloring_ = color_elements(mesh_, n2e, config_.coloring);
+    if (overlap_) coloring_ = split_coloring(coloring_, elements_touching(mesh, parts_->shared_nodes()), n2e);
+  }
   if (config_.scheme == Scheme::Fused) setup_fused();
   if (config_.scheme == Scheme::ElementLocal) setup_element_local();
   const bool local = config_.scheme == Scheme::ElementLocal;

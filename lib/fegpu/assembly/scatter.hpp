@@ -3,10 +3,13 @@
 /// Element-to-node assembly through one helper with interchangeable race-free strategies:
 /// colour by colour (no two elements of a launch share a node; deterministic sums) or atomic adds
 /// (one launch; summation order varies between runs).
+#include "fegpu/core/error.hpp"
 #include "fegpu/core/types.hpp"
 #include "fegpu/mesh/coloring.hpp"
 
+#include <algorithm>
 #include <string>
+#include <type_traits>
 
 namespace fegpu {
 
@@ -55,6 +58,30 @@ template <class Kernel>
 void scatter_elements(const std::string &label, ScatterStrategy strategy, const Coloring &coloring, Index num_elems,
                       const DofView &target, const Kernel &kernel, Sweep sweep = Sweep::All) {
   for_each_launch(strategy, coloring, num_elems, sweep, [&](const IndexView &elems, Index first, Index count) {
+    if constexpr (std::is_same_v<MemSpace, Kokkos::HostSpace>) {
+      const Coloring::ChunkPlan &plan = elems.extent(0) ? coloring.sweep_chunks : coloring.chunks;
+      if (strategy == ScatterStrategy::Atomic && plan.size > 0) {
+        // A chunk of consecutive positions a thread; atomics only where a node's elements lie in
+        // two chunks (Coloring::ChunkPlan).
+        FEGPU_CHECK(static_cast<Index>(plan.atomic.extent(0)) >= first + count, "a chunk plan of another mesh");
+        const AtomicAdd atomic{target};
+        const PlainAdd plain{target};
+        const Index size = plan.size, end = first + count;
+        const auto marked = plan.atomic;
+        Kokkos::parallel_for(
+            label, Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(0, (count + size - 1) / size),
+            [=](Index k) {
+              for (Index i = first + k * size; i < std::min(first + (k + 1) * size, end); ++i) {
+                const Index e = elems.extent(0) ? elems(i) : i;
+                if (marked(i))
+                  kernel(e, atomic);
+                else
+                  kernel(e, plain);
+              }
+            });
+        return;
+      }
+    }
     if (strategy == ScatterStrategy::Atomic) {
       const AtomicAdd add{target};
       if (!elems.extent(0))

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <type_traits>
 
 namespace fegpu {
 
@@ -241,11 +242,52 @@ Index Coloring::smallest() const {
   return m;
 }
 
-Coloring color_elements(const Mesh &mesh, const Crs &node2elem, ColoringAlgorithm algorithm) {
-  return algorithm == ColoringAlgorithm::WelshPowell ? welsh_powell(mesh, node2elem) : jones_plassmann(mesh, node2elem);
+namespace {
+
+/// The chunks of launches over positions [0, boundary) and [boundary, n), the element at position
+/// p being order(p) (order empty: p). A node's elements in one launch (a sweep) that fall in two
+/// chunks of it are marked; each launch's chunks start at its first position.
+Coloring::ChunkPlan plan_chunks(const Crs &n2e, Index n, const IndexView &order, Index boundary) {
+  Coloring::ChunkPlan plan;
+  if constexpr (!std::is_same_v<MemSpace, Kokkos::HostSpace>) return plan;
+  const Index threads = ExecSpace().concurrency();
+  plan.size = std::max<Index>(1, (n + 8 * threads - 1) / (8 * threads)); // a few chunks a thread, for balance
+  plan.atomic = DeviceView<int *>("fegpu::coloring::chunk_atomic", n);
+  DeviceView<Index *> pos(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::coloring::chunk_position"), n);
+  const bool listed = order.extent(0) > 0;
+  Kokkos::parallel_for(
+      "fegpu::coloring::chunk_positions", range(0, n), KOKKOS_LAMBDA(Index p) { pos(listed ? order(p) : p) = p; });
+  const auto off = n2e.offsets, inc = n2e.indices;
+  const auto atomic = plan.atomic;
+  const Index size = plan.size;
+  Kokkos::parallel_for(
+      "fegpu::coloring::chunk_plan", range(0, static_cast<Index>(off.extent(0)) - 1), KOKKOS_LAMBDA(Index node) {
+        Index lo[2] = {n, n}, hi[2] = {-1, -1}; // the chunks of the node's elements, per launch
+        for (Index i = off(node); i < off(node + 1); ++i) {
+          const Index p = pos(inc(i));
+          const int s = p >= boundary;
+          const Index k = (p - (s ? boundary : 0)) / size;
+          lo[s] = Kokkos::min(lo[s], k), hi[s] = Kokkos::max(hi[s], k);
+        }
+        for (Index i = off(node); i < off(node + 1); ++i) {
+          const Index p = pos(inc(i));
+          const int s = p >= boundary;
+          if (lo[s] != hi[s]) Kokkos::atomic_store(&atomic(p), 1);
+        }
+      });
+  return plan;
 }
 
-Coloring split_coloring(const Coloring &c, const std::vector<char> &first) {
+} // namespace
+
+Coloring color_elements(const Mesh &mesh, const Crs &node2elem, ColoringAlgorithm algorithm) {
+  Coloring c =
+      algorithm == ColoringAlgorithm::WelshPowell ? welsh_powell(mesh, node2elem) : jones_plassmann(mesh, node2elem);
+  c.chunks = plan_chunks(node2elem, mesh.num_elems(), IndexView(), mesh.num_elems());
+  return c;
+}
+
+Coloring split_coloring(const Coloring &c, const std::vector<char> &first, const Crs &node2elem) {
   const std::vector<Index> elems = to_host(c.color2elem.indices);
   FEGPU_CHECK(first.size() == elems.size(), "split_coloring: one flag per element");
   Coloring s;
@@ -271,6 +313,9 @@ Coloring split_coloring(const Coloring &c, const std::vector<char> &first) {
   s.color2elem = {to_device("fegpu::coloring::split_offsets", offsets),
                   to_device("fegpu::coloring::split_elems", order)};
   s.offsets_h = offsets;
+  s.chunks = c.chunks;
+  s.sweep_chunks =
+      plan_chunks(node2elem, static_cast<Index>(first.size()), s.sweep_elems, s.offsets_h[s.sweep_colors(0).second]);
   return s;
 }
 

@@ -27,6 +27,17 @@ struct Coloring {
   /// at the same positions as its colours' in color2elem (an atomic scatter's launch, in the
   /// mesh's order, which keeps neighbours near in memory where the colours scatter them).
   IndexView sweep_elems;
+  /// Host builds: an atomic scatter runs a launch in chunks of `size` consecutive positions, one
+  /// thread a chunk, and atomic(p) = 1 where the element at position p shares a node with an
+  /// element in another chunk of the same launch: it alone adds atomically, the others plainly
+  /// (a compare-and-swap loop a value costs a CPU more than the element's arithmetic). size = 0
+  /// (a GPU build, whose atomics are cheap; a colouring put together by hand): atomics throughout.
+  struct ChunkPlan {
+    Index size = 0;
+    DeviceView<int *> atomic; // (position)
+  };
+  ChunkPlan chunks;       ///< every element, at position = its id
+  ChunkPlan sweep_chunks; ///< each sweep of a split colouring, at its positions in sweep_elems
   Index size(int c) const { return offsets_h[c + 1] - offsets_h[c]; }
   int num_sweeps() const { return sweeps.empty() ? 1 : static_cast<int>(sweeps.size()) - 1; }
   /// Sweep s's colours [first, last); s = -1: every colour.
@@ -44,7 +55,8 @@ Coloring color_elements(const Mesh &mesh, const Crs &node2elem, ColoringAlgorith
 /// conflict-free; empty ones dropped), ascending ids within it, so that a sweep's elements are
 /// contiguous in color2elem. On many ranks the elements touching a node another rank holds sweep
 /// first: their nodes' sums are then exchanged while the interior elements are computed.
-Coloring split_coloring(const Coloring &c, const std::vector<char> &first);
+/// (node2elem: for the sweeps' ChunkPlan.)
+Coloring split_coloring(const Coloring &c, const std::vector<char> &first, const Crs &node2elem);
 
 /// Number of pairs of same-coloured elements sharing a node (0 for a valid colouring).
 Index count_coloring_conflicts(const Mesh &mesh, const Crs &node2elem, const IndexView &color);
