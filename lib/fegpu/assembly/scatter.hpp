@@ -2,7 +2,8 @@
 /// \file scatter.hpp
 /// Element-to-node assembly through one helper with interchangeable race-free strategies:
 /// colour by colour (no two elements of a launch share a node; deterministic sums) or atomic adds
-/// (one launch; summation order varies between runs).
+/// (one launch in the mesh's order; summation order varies between runs; on a CPU only the elements
+/// on the borders of its threads' chunks add atomically, Coloring::ChunkPlan).
 #include "fegpu/core/error.hpp"
 #include "fegpu/core/types.hpp"
 #include "fegpu/mesh/coloring.hpp"
