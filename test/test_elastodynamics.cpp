@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -162,6 +163,120 @@ TEST(Scatter, ColoringAndAtomicAgreeAndColoringIsBitwiseRepeatable) {
   for (const HostMesh &h :
        {generate_disc(ElementType::Tri6, 32, 6, 1.0), generate_rectangle(ElementType::Tri6, 80, 40, 2.0, 1.0)})
     expect_scatters_agree(h);
+}
+
+namespace {
+
+/// Every eigenvalue of a symmetric matrix by cyclic Jacobi rotations (a reference written apart from
+/// the power iteration the model uses).
+std::vector<double> jacobi_eigenvalues(std::vector<std::vector<double>> a) {
+  const int n = static_cast<int>(a.size());
+  for (int sweep = 0; sweep < 100; ++sweep) {
+    double off = 0, all = 0;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        (i == j ? all : off) += a[i][j] * a[i][j];
+    if (off <= 1e-30 * (all + off)) break;
+    for (int p = 0; p < n; ++p)
+      for (int q = p + 1; q < n; ++q) {
+        if (a[p][q] == 0) continue;
+        const double theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
+        const double t = (theta >= 0 ? 1 : -1) / (std::abs(theta) + std::sqrt(theta * theta + 1));
+        const double c = 1 / std::sqrt(t * t + 1), sn = t * c;
+        for (int k = 0; k < n; ++k) { // columns p, q, then rows p, q
+          const double kp = a[k][p], kq = a[k][q];
+          a[k][p] = c * kp - sn * kq, a[k][q] = sn * kp + c * kq;
+        }
+        for (int k = 0; k < n; ++k) {
+          const double pk = a[p][k], qk = a[q][k];
+          a[p][k] = c * pk - sn * qk, a[q][k] = sn * pk + c * qk;
+        }
+      }
+  }
+  std::vector<double> d(n);
+  for (int i = 0; i < n; ++i)
+    d[i] = a[i][i];
+  return d;
+}
+
+/// M^-1/2 K M^-1/2 of a T3 from its constant-strain B matrix: K = t A B^T D B (plane strain), the
+/// lumped mass a third of rho t A at each node; dofs (x0, y0, x1, ...).
+std::vector<std::vector<double>> t3_scaled_stiffness(const elastic::Material &m, const double x[3], const double y[3]) {
+  const double area = 0.5 * ((x[1] - x[0]) * (y[2] - y[0]) - (x[2] - x[0]) * (y[1] - y[0]));
+  const double b[3] = {y[1] - y[2], y[2] - y[0], y[0] - y[1]}, c[3] = {x[2] - x[1], x[0] - x[2], x[1] - x[0]};
+  double B[3][6] = {};
+  for (int a = 0; a < 3; ++a) {
+    B[0][2 * a] = b[a] / (2 * area);
+    B[1][2 * a + 1] = c[a] / (2 * area);
+    B[2][2 * a] = c[a] / (2 * area), B[2][2 * a + 1] = b[a] / (2 * area);
+  }
+  const double D[3][3] = {{m.lambda + 2 * m.mu, m.lambda, 0}, {m.lambda, m.lambda + 2 * m.mu, 0}, {0, 0, m.mu}};
+  const double node_mass = m.density * m.thickness * area / 3;
+  std::vector<std::vector<double>> k(6, std::vector<double>(6, 0.0));
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) {
+      for (int r = 0; r < 3; ++r)
+        for (int q = 0; q < 3; ++q)
+          k[i][j] += B[r][i] * D[r][q] * B[q][j];
+      k[i][j] *= m.thickness * area / node_mass;
+    }
+  return k;
+}
+
+/// The same matrix of any triangle from the model's internal force applied to unit displacements,
+/// with its HRZ-lumped masses.
+template <int NPE>
+std::vector<std::vector<double>> scaled_stiffness(const elastic::Material &m, const double x[NPE],
+                                                  const double y[NPE]) {
+  double min_det;
+  const double mass = m.density * m.thickness * elastic::area<NPE>(x, y, min_det);
+  std::vector<std::vector<double>> k(2 * NPE, std::vector<double>(2 * NPE));
+  for (int j = 0; j < 2 * NPE; ++j) {
+    double ux[NPE] = {}, uy[NPE] = {}, fx[NPE], fy[NPE];
+    (j < NPE ? ux[j] : uy[j - NPE]) = 1.0;
+    elastic::internal_force<NPE>(m, x, y, ux, uy, fx, fy);
+    for (int i = 0; i < 2 * NPE; ++i) {
+      const double mi = mass * elastic::mass_fraction<NPE>(i % NPE), mj = mass * elastic::mass_fraction<NPE>(j % NPE);
+      k[i][j] = (i < NPE ? fx[i] : fy[i - NPE]) / std::sqrt(mi * mj);
+    }
+  }
+  return k;
+}
+
+double largest(const std::vector<double> &v) { return *std::max_element(v.begin(), v.end()); }
+
+} // namespace
+
+// The stable step rests on each element's largest eigenvalue of M^-1 K: the power iteration must
+// reach it (within the 1% the step keeps in hand, here far closer) on distorted elements, T3
+// against its stiffness written out from B^T D B, T6 against every eigenvalue of its matrix.
+TEST(StableStep, ElementEigenvalueIsTheLargestOfMinvK) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> jitter(-0.25, 0.25), mid(-0.06, 0.06);
+  for (const double nu : {0.0, 0.3, 0.45}) {
+    elastic::Material m;
+    const double E = 200.0;
+    m.mu = E / (2 * (1 + nu)), m.lambda = E * nu / ((1 + nu) * (1 - 2 * nu));
+    m.density = 7.8, m.thickness = 0.5;
+    for (int trial = 0; trial < 20; ++trial) {
+      const double scale = 0.01 + trial * 0.05;
+      double x[6] = {0, 1 + jitter(rng), jitter(rng)}, y[6] = {0, jitter(rng), 1 + jitter(rng)};
+      for (int a = 0; a < 3; ++a)
+        x[a] *= scale, y[a] *= scale;
+      for (int a = 0; a < 3; ++a) { // mid-side nodes near the middles of the edges
+        const int b = (a + 1) % 3;
+        x[3 + a] = 0.5 * (x[a] + x[b]) + scale * mid(rng);
+        y[3 + a] = 0.5 * (y[a] + y[b]) + scale * mid(rng);
+      }
+      const double t3 = elastic::max_eigenvalue<3>(m, x, y), t6 = elastic::max_eigenvalue<6>(m, x, y);
+      const double ref3 = largest(jacobi_eigenvalues(t3_scaled_stiffness(m, x, y)));
+      EXPECT_NEAR(t3, ref3, 1e-9 * ref3) << "T3, nu " << nu << ", trial " << trial;
+      EXPECT_NEAR(largest(jacobi_eigenvalues(scaled_stiffness<3>(m, x, y))), ref3, 1e-9 * ref3);
+      const double ref6 = largest(jacobi_eigenvalues(scaled_stiffness<6>(m, x, y)));
+      EXPECT_LE(t6, ref6 * (1 + 1e-12)) << "a Rayleigh quotient never exceeds the largest eigenvalue";
+      EXPECT_NEAR(t6, ref6, 1e-6 * ref6) << "T6, nu " << nu << ", trial " << trial;
+    }
+  }
 }
 
 TEST(Elastodynamics, BarWaveArrivesAtLOverC) {
