@@ -183,10 +183,9 @@ template <int NPE> KOKKOS_INLINE_FUNCTION double mass_fraction(int a) {
 
 /// Largest eigenvalue of M_e^-1 K_e by power iteration on A = M^-1/2 K M^-1/2. A is formed
 /// first, a column per unit displacement (K u is the internal force of u, linear in it): 2 NPE
-/// force evaluations, then at most 60 products with a (2 NPE)^2 matrix, stopped once the estimate
-/// no longer grows, where iterating through the force took 60 evaluations (a CPU run of 10^6
-/// elements or more spent most of its set-up there).
-/// omega_max of the assembled mesh is at most the largest element value.
+/// force evaluations, then at most 60 products with the small matrix, each far cheaper than a
+/// force evaluation, stopped once the estimate no longer grows. omega_max of the assembled mesh
+/// is at most the largest element value.
 template <int NPE>
 KOKKOS_INLINE_FUNCTION double max_eigenvalue(const Material &m, const double x[NPE], const double y[NPE]) {
   constexpr int N = 2 * NPE; // x components, then y

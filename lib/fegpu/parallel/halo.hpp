@@ -9,9 +9,9 @@
 /// device buffer, one copy brings them to host-pinned memory (neither Debian's MPI nor the GPU
 /// machines' is CUDA-aware), MPI sends them, one copy takes what came back to the device; then
 /// every holder of a node adds the rows of all holders in rank order, its own among them, so that
-/// each copy of the node ends with the same bits and a run on N ranks repeats bit for bit. (The
-/// device writing and reading the pinned memory itself, entry by entry over the bus, made the
-/// exchange of a 4-GPU cylinder step 1.7 times longer than the two bulk copies.)
+/// each copy of the node ends with the same bits and a run on N ranks repeats bit for bit. (Two
+/// bulk copies: the device reading and writing pinned memory entry by entry over the bus is
+/// slower.)
 /// Overlapped (start_sum, then work that touches no shared row, then finish_sum), the messages
 /// fly while the interior elements' forces are computed.
 #include "fegpu/core/types.hpp"
