@@ -368,6 +368,15 @@ protected:
 
 } // namespace
 
+// The CUDA build's nvcc_wrapper dropped the spaces inside a -D value: "--oversubscribe --bind-to
+// none" reached mpiexec as "--oversubscribe--bind-tonone". ctest passes the configured flags in
+// the environment; the ones compiled in must be the same words.
+TEST(MpiexecFlags, AreTheConfiguredOnesWithTheirSpaces) {
+  const char *expected = std::getenv("FEGPU_EXPECT_MPIEXEC_FLAGS");
+  if (!expected) GTEST_SKIP() << "run through ctest, which passes the configured flags";
+  EXPECT_EQ(std::string(FEGPU_MPIEXEC_FLAGS), std::string(expected));
+}
+
 TEST_F(Mpi, ExamplesMatchOneRank) {
   expect_matches_one_rank(example("bar_wave"), {2, 4});
   expect_matches_one_rank(example("ring_pressure"), {3});
