@@ -52,22 +52,39 @@ std::string file_text(const fs::path &p) {
 
 class Restart : public App {
 protected:
-  /// The input through, and stopped after `stop_steps` (--max-steps) then continued from the
-  /// checkpoint `checkpoint`: the series `base` and the histories `histories` must be the same.
-  void expect_continues(const std::string &yaml, long stop_steps, const std::string &checkpoint,
-                        const std::string &base, const std::string &histories) {
+  /// The input through; stopped by --max-steps `stop_steps`, which writes a checkpoint there; then
+  /// continued, in copies of the stopped run's output, from that checkpoint and from the older
+  /// `older`: the series `base` and the histories `histories` must be the run's that went through.
+  /// And continued from `older` with --max-steps `stop_steps` in a copy of the whole run's output,
+  /// whose frames and rows go past it: the result must be the stopped run's, none of them left.
+  void expect_continues(const std::string &yaml, long stop_steps, const std::string &older, const std::string &base,
+                        const std::string &histories) {
     { std::ofstream(dir_ / "input.yaml") << yaml; }
     const fs::path whole = dir_ / "whole", parts = dir_ / "parts";
     ASSERT_EQ(run_into(dir_ / "input.yaml", whole, ""), 0) << slurp(dir_ / "stderr");
-    ASSERT_EQ(run_into(dir_ / "input.yaml", parts, "--max-steps " + std::to_string(stop_steps)), 0)
-        << slurp(dir_ / "stderr");
-    ASSERT_TRUE(fs::exists(parts / checkpoint)) << checkpoint;
-    ASSERT_EQ(run_into(dir_ / "input.yaml", parts, "--restart " + (parts / checkpoint).string()), 0)
-        << slurp(dir_ / "stderr");
-    EXPECT_GT(expect_same_series(whole, parts, base), 3);
+    const std::string stop = "--max-steps " + std::to_string(stop_steps);
+    ASSERT_EQ(run_into(dir_ / "input.yaml", parts, stop), 0) << slurp(dir_ / "stderr");
+    std::string at_stop = older;
+    at_stop.replace(at_stop.rfind('_') + 1, 9, std::to_string(1000000000L + stop_steps).substr(1));
+    ASSERT_TRUE(fs::exists(parts / at_stop)) << at_stop << ": the --max-steps stop writes a checkpoint";
+    ASSERT_TRUE(fs::exists(parts / older)) << older;
     const std::string h = file_text(whole / histories);
     EXPECT_GT(h.size(), 100u);
-    EXPECT_EQ(file_text(parts / histories), h) << "the histories differ";
+    for (const std::string &from : {at_stop, older}) {
+      SCOPED_TRACE("continued from " + from);
+      const fs::path continued = dir_ / ("from_" + from);
+      fs::copy(parts, continued);
+      ASSERT_EQ(run_into(dir_ / "input.yaml", continued, "--restart " + (continued / from).string()), 0)
+          << slurp(dir_ / "stderr");
+      EXPECT_GT(expect_same_series(whole, continued, base), 3);
+      EXPECT_EQ(file_text(continued / histories), h) << "the histories differ";
+    }
+    const fs::path early = dir_ / "early";
+    fs::copy(whole, early);
+    ASSERT_EQ(run_into(dir_ / "input.yaml", early, "--restart " + (parts / older).string() + " " + stop), 0)
+        << slurp(dir_ / "stderr");
+    EXPECT_GT(expect_same_series(parts, early, base), 2);
+    EXPECT_EQ(file_text(early / histories), file_text(parts / histories)) << "rows of the whole run were left";
   }
 };
 
@@ -84,9 +101,9 @@ output:
   file: pulled.e
   every_steps: 7
   histories: {every_steps: 3, reactions: [{name: pull, side_set: right}], probes: [{name: end, field: velocity, point: [1, 0.05]}]}
-  checkpoint: {every_steps: 50}
+  checkpoint: {every_steps: 50, keep: 5}
 )",
-                   130, "pulled_checkpoint_000000100.nc", "pulled.e", "pulled_histories.csv");
+                   130, "pulled_checkpoint_000000100.ckpt", "pulled.e", "pulled_histories.csv");
 }
 
 TEST_F(Restart, FractureContinuesBitForBitThroughItsInsertions) {
@@ -108,9 +125,9 @@ output:
   file: crack.e
   every_time: 0.5
   histories: {every_steps: 5, crack_tip: {direction: [1, 0]}, reactions: [{name: top, node_set: top}]}
-  checkpoint: {every_time: 1.0}
+  checkpoint: {every_time: 1.0, keep: 5}
 )",
-                   250, "crack_checkpoint_000000147.nc", "crack.e", "crack_histories.csv");
+                   250, "crack_checkpoint_000000147.ckpt", "crack.e", "crack_histories.csv");
 }
 
 TEST_F(Restart, ShellsContinueBitForBit) {
@@ -129,11 +146,12 @@ output:
   file: plate.e
   every_time: 2.0e-5
   histories: {every_steps: 7, probes: [{name: c, field: rotation, point: [5, 0, 0]}]}
-  checkpoint: {every_steps: 100}
+  checkpoint: {every_steps: 100, keep: 5}
 )",
                              "SCHEME", scheme),
-                     250, "plate_checkpoint_000000100.nc", "plate.e", "plate_histories.csv");
-    fs::remove_all(dir_ / "whole"), fs::remove_all(dir_ / "parts");
+                     250, "plate_checkpoint_000000100.ckpt", "plate.e", "plate_histories.csv");
+    for (const auto &e : fs::directory_iterator(dir_))
+      if (e.is_directory()) fs::remove_all(e.path());
   }
 }
 
@@ -164,7 +182,7 @@ output:
   fs::copy(whole, parts);
   { std::ofstream(parts / "wb_histories.csv", std::ios::app) << "1,2,3\n"; }
   fs::remove(parts / "profile.csv");
-  ASSERT_EQ(run_into(dir_ / "input.yaml", parts, "--restart " + (parts / "wb_checkpoint_000000002.nc").string()), 0)
+  ASSERT_EQ(run_into(dir_ / "input.yaml", parts, "--restart " + (parts / "wb_checkpoint_000000002.ckpt").string()), 0)
       << slurp(dir_ / "stderr");
   EXPECT_EQ(expect_same_series(whole, parts, "wb.e"), 5);
   EXPECT_EQ(file_text(parts / "wb_histories.csv"), file_text(whole / "wb_histories.csv"));
@@ -175,9 +193,9 @@ TEST_F(Restart, BadCheckpointsAreBadInput) {
   const std::string yaml = replace(kGood, "output: {file: good.e, every_steps: 10}",
                                    "output: {file: good.e, every_steps: 10, checkpoint: {every_steps: 20}}");
   ASSERT_EQ(run(yaml).status, 0);
-  const fs::path good = dir_ / "out" / "good_checkpoint_000000020.nc";
+  const fs::path good = dir_ / "out" / "good_checkpoint_000000020.ckpt";
   ASSERT_TRUE(fs::exists(good));
-  fs::copy(good, dir_ / "kept.nc");
+  fs::copy(good, dir_ / "kept.ckpt");
   const auto restart = [&](const std::string &input, const fs::path &checkpoint, const std::string &more = "") {
     return run(input, "--restart " + checkpoint.string() + " " + more);
   };
@@ -186,16 +204,17 @@ TEST_F(Restart, BadCheckpointsAreBadInput) {
     EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   };
-  // Damaged: not netCDF at all, and a netCDF file that is not a checkpoint (an Exodus file).
-  { std::ofstream(dir_ / "junk.nc") << "this is no checkpoint"; }
-  expect_refused(restart(yaml, dir_ / "junk.nc"), "cannot read the checkpoint");
+  // Not a checkpoint: text, an Exodus file, a folder, nothing.
+  { std::ofstream(dir_ / "junk.ckpt") << "this is no checkpoint"; }
+  expect_refused(restart(yaml, dir_ / "junk.ckpt"), "damaged or not a checkpoint");
   expect_refused(restart(yaml, dir_ / "out" / "good.e"), "damaged or not a checkpoint");
-  expect_refused(restart(yaml, dir_ / "missing.nc"), "missing");
+  expect_refused(restart(yaml, dir_ / "out"), "cannot read the checkpoint");
+  expect_refused(restart(yaml, dir_ / "missing.ckpt"), "No such file");
   // Another input: a material changed; the time step changed; --check refuses it too.
-  expect_refused(restart(replace(yaml, "poissons_ratio: 0.25", "poissons_ratio: 0.3"), dir_ / "kept.nc"),
+  expect_refused(restart(replace(yaml, "poissons_ratio: 0.25", "poissons_ratio: 0.3"), dir_ / "kept.ckpt"),
                  "differs from this one");
-  expect_refused(restart(replace(yaml, "end_time: 0.5", "end_time: 0.6"), dir_ / "kept.nc"), "steps by");
-  expect_refused(restart(replace(yaml, "poissons_ratio: 0.25", "poissons_ratio: 0.3"), dir_ / "kept.nc", "--check"),
+  expect_refused(restart(replace(yaml, "end_time: 0.5", "end_time: 0.6"), dir_ / "kept.ckpt"), "steps by");
+  expect_refused(restart(replace(yaml, "poissons_ratio: 0.25", "poissons_ratio: 0.3"), dir_ / "kept.ckpt", "--check"),
                  "differs from this one");
   // Another module's.
   const std::string shell = R"(physics: explicit_shell
@@ -206,9 +225,9 @@ boundary_conditions:
 time: {end_time: 0.01}
 output: {file: s.e}
 )";
-  expect_refused(restart(shell, dir_ / "kept.nc"), "written by physics: elastodynamics");
+  expect_refused(restart(shell, dir_ / "kept.ckpt"), "written by physics: elastodynamics");
   // The good one continues.
-  EXPECT_EQ(restart(yaml, dir_ / "kept.nc").status, 0);
+  EXPECT_EQ(restart(yaml, dir_ / "kept.ckpt").status, 0);
 }
 
 TEST_F(Restart, SigtermLeavesACheckpointThatARestartCompletes) {

@@ -153,6 +153,7 @@ void CentralDifference::save(CheckpointWriter &w) {
   w.set("driver.time", time_);
   w.set("driver.steps", double(steps_));
   w.set("driver.dt", dt_);
+  w.set("driver.new_topology", new_topology_ ? 1.0 : 0.0); // an insertion the next frame has not yet shown
   w.put_view("driver.u", u_);
   w.put_view("driver.v", v_);
   w.put_view("driver.a", a_);
@@ -186,7 +187,7 @@ void CentralDifference::restore(const CheckpointReader &r) {
   r.get_view("driver.f_ext", fext_);
   r.get_view("driver.energy", energy_);
   corrector_pending_ = false;
-  new_topology_ = false;
+  new_topology_ = r.number("driver.new_topology") != 0;
   reaction_dofs();
   if (!reaction_sets_.empty()) {
     r.get_view("driver.reaction_last", reaction_last_);

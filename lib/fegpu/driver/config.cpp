@@ -57,7 +57,7 @@ CheckpointConfig CheckpointConfig::parse(const InputNode &output, const std::str
 
 std::string CheckpointConfig::file(long step) const {
   char suffix[32];
-  std::snprintf(suffix, sizeof suffix, "_checkpoint_%09ld.nc", step);
+  std::snprintf(suffix, sizeof suffix, "_checkpoint_%09ld.ckpt", step);
   return stem + suffix;
 }
 

@@ -19,7 +19,7 @@ struct TimeConfig {
 };
 
 /// output: checkpoint: {every_steps | every_time, keep: 2}: the state a run continues from
-/// (`--restart FILE`), written to <output stem>_checkpoint_<step>.nc beside the output.
+/// (`--restart FILE`), written to <output stem>_checkpoint_<step>.ckpt beside the output.
 struct CheckpointConfig {
   bool enabled = false;
   long every_steps = 0;  ///< every this many steps (load steps for the wellbore)

@@ -38,7 +38,7 @@ Schedule::Schedule(const TimeConfig &time, double dt_crit) : dt_critical(dt_crit
     throw e;
   }
   dt = time.end_time / std::max(1.0, n);
-  const long total = static_cast<long>(std::llround(time.end_time / dt));
+  total = static_cast<long>(std::llround(time.end_time / dt));
   steps = time.max_steps > 0 ? std::min<long>(total, time.max_steps) : total;
 }
 
@@ -124,6 +124,24 @@ std::vector<double> history_row(ExplicitIntegrator &in, const Schedule &s, const
   return row;
 }
 
+/// A checkpoint this run can continue from: InputError unless it steps by this schedule's dt and
+/// stops before this run would (--max-steps at or below its step leaves nothing to continue).
+void check_restart(const CheckpointReader &r, const Schedule &s) {
+  char msg[240];
+  if (r.number("run.dt") != s.dt) {
+    std::snprintf(msg, sizeof msg,
+                  "it steps by %.17g, this input by %.17g (time.end_time, dt or safety_factor changed)",
+                  r.number("run.dt"), s.dt);
+    r.mismatch(msg);
+  }
+  const long at = static_cast<long>(r.number("run.steps"));
+  if (at >= s.steps) {
+    std::snprintf(msg, sizeof msg, "it is at step %ld, and this run ends at step %ld%s", at, s.steps,
+                  s.steps < s.total ? " (max_steps): nothing would be continued" : "");
+    r.mismatch(msg);
+  }
+}
+
 } // namespace
 
 RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const OutputConfig &output,
@@ -133,13 +151,8 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
   const parallel::Decomposition *parts = in.decomposition();
   const parallel::Comm &comm = parallel::world();
   const bool gathered = parts && parts->gathers();
-  if (restart && restart->number("run.dt") != s.dt) {
-    char msg[200];
-    std::snprintf(msg, sizeof msg,
-                  "it steps by %.17g, this input by %.17g (time.end_time, dt or safety_factor changed)",
-                  restart->number("run.dt"), s.dt);
-    restart->mismatch(msg);
-  }
+  if (restart) check_restart(*restart, s);
+  const long first_step = in.steps();
   if (!restart) {
     auto phase = timer.scope("start");
     in.start(s.dt);
@@ -254,26 +267,41 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
         const double t = in.time();
         // SIGINT or SIGTERM: this step is the last (on every rank: one rank may see it first).
         stop_signal = parts ? static_cast<int>(comm.max(long(stop_requested()))) : stop_requested();
-        const bool stop = stop_signal != 0;
-        const bool due = (every_steps > 0 && n % every_steps == 0) ||
-                         (every_time > 0 && t >= next_output - 1e-9 * s.dt) || n == s.steps || stop;
-        if (due) {
+        // Where the run stops short of its end (a signal, --max-steps), the frame, row and checkpoint
+        // its cadences ask for come first, as in the run that goes on, so that the checkpoint holds
+        // that run's state and counts its frames and rows; the stop's own frame and row follow, for
+        // a restart to replace.
+        const bool end = n == s.total;
+        const bool stops = stop_signal != 0 || (n == s.steps && !end);
+        const bool frame_due = (every_steps > 0 && n % every_steps == 0) ||
+                               (every_time > 0 && t >= next_output - 1e-9 * s.dt) || end;
+        const bool row_due = !hc.file.empty() && (history_due.due(n, t, s.dt) || end);
+        const bool checkpoint_now = cc.enabled && (checkpoint_due.due(n, t, s.dt) || stops) && !end;
+        const auto frame = [&] {
           auto out = timer.scope("output");
           sum.energies = checked_energies(in, s);
           if (output.fields) write_frame(writer.get(), in, s, sum.energies);
+        };
+        const auto row = [&](bool with_frame) {
+          auto out = timer.scope("histories");
+          const std::vector<double> values = history_row(in, s, with_frame ? sum.energies : checked_energies(in, s));
+          if (history) history->write(values);
+        };
+        if (frame_due) {
+          frame();
           while (every_time > 0 && next_output <= t + 1e-9 * s.dt)
             next_output += every_time;
         } else if (n % in.check_interval() == 0) {
           checked_energies(in, s);
         }
-        if (!hc.file.empty() && (history_due.due(n, t, s.dt) || n == s.steps || stop)) {
-          auto out = timer.scope("histories");
-          const std::vector<double> row = history_row(in, s, due ? sum.energies : checked_energies(in, s));
-          if (history) history->write(row);
+        if (row_due) row(frame_due);
+        if (checkpoint_now) checkpoint(n);
+        if (stops) {
+          if (!frame_due) frame();
+          if (!hc.file.empty() && !row_due) row(true);
         }
-        if (cc.enabled && (checkpoint_due.due(n, t, s.dt) || stop) && n < s.steps) checkpoint(n);
         progress.update(n, t);
-        if (stop) break;
+        if (stop_signal) break;
       }
     }
     auto phase = timer.scope("output"); // the frames the writer's thread has not written yet
@@ -295,7 +323,7 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
   if (const int sig = stop_signal) {
     char msg[256];
     std::snprintf(msg, sizeof msg, "stopped by %s after step %ld of %ld (t = %.6e); %s ends with that step",
-                  signal_name(sig).c_str(), sum.steps, s.steps, sum.time, sum.output_file.c_str());
+                  signal_name(sig).c_str(), sum.steps, s.total, sum.time, sum.output_file.c_str());
     throw Stopped(msg + (last_checkpoint.empty() || !cc.enabled ? std::string()
                                                                 : "; --restart " + last_checkpoint + " continues it"),
                   sig);
@@ -306,15 +334,18 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
                 sum.output_file.c_str(), sum.outputs);
   else
     std::printf("done: %ld steps to t = %.6e; no field output (output: fields: false)\n", sum.steps, sum.time);
+  if (sum.steps < s.total)
+    std::printf("stopped short of the end (step %ld of %ld) by max_steps%s\n", sum.steps, s.total,
+                last_checkpoint.empty() ? "" : ("; --restart " + last_checkpoint + " continues it").c_str());
   std::printf("energy:");
   for (const auto &t : sum.energies.terms)
     std::printf(" %s %.6e,", t.first.c_str(), t.second);
   std::printf(" balance error %.3e\n", sum.energies.balance_error);
   std::printf("%s", in.summary().c_str());
   const double elements = parts ? double(parts->global_elements()) : double(in.num_elements());
-  if (sum.seconds > 0)
+  if (sum.seconds > 0) // the steps this process took (a restart's from its checkpoint)
     std::printf("throughput: %.3e element-steps per second (time loop, output included%s)\n",
-                static_cast<double>(sum.steps) * elements / sum.seconds, parts ? ", every rank" : "");
+                static_cast<double>(sum.steps - first_step) * elements / sum.seconds, parts ? ", every rank" : "");
   std::printf("time per phase:\n%s", timer.summary().c_str());
   return sum;
 }
@@ -371,6 +402,7 @@ void ExplicitSimulation::setup() {
   }
   // The schedule now, so that --check refuses a run it would refuse, and warns as it would.
   const Schedule s(time_, integrator_->critical_time_step());
+  if (restart_) check_restart(*restart_, s);
   if (s.steps > 1000000000L && parallel::world().root())
     std::fprintf(stderr, "fegpu-kk: warning: the run takes %.3e steps; check time.end_time and time.dt\n",
                  double(s.steps));

@@ -20,7 +20,8 @@ namespace fegpu {
 /// where max_steps caps the run).
 struct Schedule {
   double dt = 0, dt_critical = 0;
-  long steps = 0;
+  long steps = 0; ///< the steps this run takes
+  long total = 0; ///< the steps to end_time (more than `steps` where max_steps stops the run short)
   Schedule(const TimeConfig &time, double dt_critical);
 };
 

@@ -3,20 +3,129 @@
 #include "fegpu/core/error.hpp"
 #include "fegpu/io/output_files.hpp"
 
-#include <netcdf.h>
-
+#include <cerrno>
 #include <cstdio>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace fegpu {
 
 namespace {
 
-constexpr const char *kFormat = "fegpu-kk checkpoint 1";
+// The file, all integers 64-bit little-endian (the machines we run on):
+//   header:  magic "FEGPUCKP", format version, file size, entry count, checksum of these four words
+//   entries: kind, name length, count, checksum of the payload, name bytes padded to 8, checksum
+//            of these words and the name, payload (count 8-byte words; a string's bytes padded to 8)
+//   trailer: checksum of everything before it
+// Every entry carries its own checksums so that damage is named where it is; the trailer's covers
+// the order and number of entries. The reader checks the size and every checksum before it
+// believes any count, so no damaged file reaches the run (exit 2 instead).
+constexpr char kMagic[8] = {'F', 'E', 'G', 'P', 'U', 'C', 'K', 'P'};
+constexpr std::uint64_t kVersion = 2;
+enum Kind : std::uint64_t { kReals = 1, kIntegers = 2, kNumber = 3, kString = 4 };
 
-/// Every netCDF call of the writer: a failure is a RunError naming the file.
-void nc(int status, const char *what, const std::string &path) {
-  if (status != NC_NOERR)
-    throw RunError(std::string("cannot write the checkpoint '") + path + "' (" + what + "): " + nc_strerror(status));
+/// A 64-bit checksum of bytes, xxHash64's construction (four lanes of multiply-rotate rounds over
+/// 32-byte stripes, then a mix of the tail): a few GB/s, and any change of a byte changes it but
+/// with chance 2^-64.
+class Checksum {
+public:
+  static std::uint64_t of(const void *data, std::size_t n) {
+    constexpr std::uint64_t P1 = 0x9E3779B185EBCA87ull, P2 = 0xC2B2AE3D27D4EB4Full, P3 = 0x165667B19E3779F9ull,
+                            P4 = 0x85EBCA77C2B2AE63ull, P5 = 0x27D4EB2F165667C5ull;
+    const auto *p = static_cast<const unsigned char *>(data);
+    const unsigned char *const end = p + n;
+    const auto word = [](const unsigned char *q) {
+      std::uint64_t w;
+      std::memcpy(&w, q, 8);
+      return w;
+    };
+    const auto rotl = [](std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); };
+    const auto round = [&](std::uint64_t acc, std::uint64_t w) { return rotl(acc + w * P2, 31) * P1; };
+    const auto merge = [&](std::uint64_t h, std::uint64_t acc) { return (h ^ round(0, acc)) * P1 + P4; };
+    std::uint64_t h;
+    if (n >= 32) {
+      std::uint64_t v1 = P1 + P2, v2 = P2, v3 = 0, v4 = 0 - P1;
+      for (; p + 32 <= end; p += 32) {
+        v1 = round(v1, word(p));
+        v2 = round(v2, word(p + 8));
+        v3 = round(v3, word(p + 16));
+        v4 = round(v4, word(p + 24));
+      }
+      h = rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18);
+      h = merge(merge(merge(merge(h, v1), v2), v3), v4);
+    } else {
+      h = P5;
+    }
+    h += n;
+    for (; p + 8 <= end; p += 8)
+      h = rotl(h ^ round(0, word(p)), 27) * P1 + P4;
+    for (; p < end; ++p)
+      h = rotl(h ^ (*p * P5), 11) * P1;
+    h ^= h >> 33;
+    h *= P2;
+    h ^= h >> 29;
+    h *= P3;
+    return h ^ (h >> 32);
+  }
+};
+
+std::size_t padded(std::size_t bytes) { return (bytes + 7) / 8 * 8; }
+
+/// The file's bytes, built in memory and written at once.
+class Image {
+public:
+  void word(std::uint64_t w) { bytes(&w, 8); }
+  void bytes(const void *p, std::size_t n) {
+    const auto *c = static_cast<const char *>(p);
+    data_.insert(data_.end(), c, c + n);
+    data_.resize(padded(data_.size()), '\0');
+  }
+  std::uint64_t checksum_from(std::size_t begin) const { return Checksum::of(data_.data() + begin, size() - begin); }
+  std::size_t size() const { return data_.size(); }
+  void set_word(std::size_t at, std::uint64_t w) { std::memcpy(data_.data() + at, &w, 8); }
+  const char *data() const { return data_.data(); }
+
+  void entry(Kind kind, const std::string &name, std::uint64_t count, const void *payload, std::size_t bytes_) {
+    const std::size_t begin = size();
+    word(kind);
+    word(name.size());
+    word(count);
+    word(Checksum::of(payload, bytes_));
+    bytes(name.data(), name.size());
+    word(checksum_from(begin)); // of the four words and the name
+    bytes(payload, bytes_);
+  }
+
+private:
+  std::vector<char> data_;
+};
+
+/// Writes all of `data` to a new file `partial` and makes it durable; RunError naming `path`.
+void write_durably(const std::string &partial, const std::string &path, const char *data, std::size_t n) {
+  const auto failed = [&](const char *what) {
+    const int e = errno;
+    throw RunError("cannot write the checkpoint '" + path + "' (" + what + "): " + std::strerror(e));
+  };
+  const int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) failed("open");
+  struct Closer {
+    int fd;
+    ~Closer() {
+      if (fd >= 0) ::close(fd);
+    }
+  } closer{fd};
+  for (std::size_t done = 0; done < n;) {
+    const ssize_t k = ::write(fd, data + done, n - done);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) failed("write");
+    done += std::size_t(k);
+  }
+  // On disk before the rename makes it the checkpoint: a machine that fails just after must not
+  // leave a named checkpoint whose blocks never reached the disk.
+  if (::fsync(fd) != 0) failed("fsync");
+  closer.fd = -1;
+  if (::close(fd) != 0) failed("close");
 }
 
 } // namespace
@@ -27,10 +136,30 @@ void CheckpointWriter::put(const std::string &name, std::vector<std::int64_t> va
 }
 
 void CheckpointWriter::write(const std::string &path) const {
+  Image image;
+  image.bytes(kMagic, 8);
+  image.word(kVersion);
+  image.word(0); // the file's size, set below
+  image.word(reals_.size() + integers_.size() + numbers_.size() + strings_.size());
+  image.word(0); // the header's checksum, set below
+  for (const auto &[name, v] : reals_)
+    image.entry(kReals, name, v.size(), v.data(), v.size() * 8);
+  for (const auto &[name, v] : integers_)
+    image.entry(kIntegers, name, v.size(), v.data(), v.size() * 8);
+  for (const auto &[name, v] : numbers_)
+    image.entry(kNumber, name, 1, &v, 8);
+  for (const auto &[name, v] : strings_)
+    image.entry(kString, name, v.size(), v.data(), v.size());
+  image.set_word(16, image.size() + 8);
+  std::uint64_t head[4];
+  std::memcpy(head, image.data(), 32);
+  image.set_word(32, Checksum::of(head, 32));
+  image.word(image.checksum_from(0));
+
   make_parent_folders(path);
   const std::string partial = path + ".partial";
   try {
-    write_file(partial, path);
+    write_durably(partial, path, image.data(), image.size());
   } catch (...) {
     std::remove(partial.c_str()); // nothing half written stays behind
     throw;
@@ -41,109 +170,82 @@ void CheckpointWriter::write(const std::string &path) const {
   }
 }
 
-void CheckpointWriter::write_file(const std::string &partial, const std::string &path) const {
-  int id = -1;
-  nc(nc_create(partial.c_str(), NC_CLOBBER | NC_64BIT_DATA, &id), "nc_create", path);
-  struct Closer {
-    int &id;
-    ~Closer() {
-      if (id >= 0) nc_close(id);
-    }
-  } closer{id};
-  nc(nc_set_fill(id, NC_NOFILL, nullptr), "nc_set_fill", path);
-  nc(nc_put_att_text(id, NC_GLOBAL, "format", std::string(kFormat).size(), kFormat), "format", path);
-  for (const auto &[name, value] : numbers_)
-    nc(nc_put_att_double(id, NC_GLOBAL, ("number:" + name).c_str(), NC_DOUBLE, 1, &value), name.c_str(), path);
-  for (const auto &[name, value] : strings_)
-    nc(nc_put_att_text(id, NC_GLOBAL, ("string:" + name).c_str(), value.size(), value.c_str()), name.c_str(), path);
-  // One dimension and variable per array; an empty array is an attribute "empty:<name>" (a
-  // dimension of length 0 would be netCDF's unlimited one, of which a file has one).
-  std::map<std::string, int> vars;
-  const auto define = [&](const std::string &name, std::size_t size, nc_type type) {
-    if (size == 0) {
-      const int zero = 0;
-      nc(nc_put_att_int(id, NC_GLOBAL, ("empty:" + name).c_str(), NC_INT, 1, &zero), name.c_str(), path);
-      return;
-    }
-    int dim = -1, var = -1;
-    nc(nc_def_dim(id, ("n:" + name).c_str(), size, &dim), name.c_str(), path);
-    nc(nc_def_var(id, name.c_str(), type, 1, &dim, &var), name.c_str(), path);
-    vars[name] = var;
-  };
-  for (const auto &[name, v] : reals_)
-    define("r:" + name, v.size(), NC_DOUBLE);
-  for (const auto &[name, v] : integers_)
-    define("i:" + name, v.size(), NC_INT64);
-  nc(nc_enddef(id), "nc_enddef", path);
-  for (const auto &[name, v] : reals_)
-    if (!v.empty()) nc(nc_put_var_double(id, vars["r:" + name], v.data()), name.c_str(), path);
-  for (const auto &[name, v] : integers_)
-    if (!v.empty())
-      nc(nc_put_var_longlong(id, vars["i:" + name], reinterpret_cast<const long long *>(v.data())), name.c_str(), path);
-  const int status = nc_close(id);
-  id = -1;
-  nc(status, "nc_close", path);
-}
-
 CheckpointReader::CheckpointReader(const std::string &path) : path_(path) {
-  int id = -1;
-  if (nc_open(path.c_str(), NC_NOWRITE, &id) != NC_NOERR)
-    throw InputError("cannot read the checkpoint '" + path + "' (missing, or not a netCDF file)");
-  struct Closer {
-    int id;
-    ~Closer() { nc_close(id); }
-  } closer{id};
-  const auto corrupt = [&](const std::string &what) {
-    throw InputError("the checkpoint '" + path + "' is damaged or not a checkpoint (" + what + ")");
+  const auto damaged = [&](const std::string &what) {
+    throw InputError("the checkpoint '" + path + "' is damaged or not a checkpoint: " + what);
   };
-  std::size_t len = 0;
-  if (nc_inq_attlen(id, NC_GLOBAL, "format", &len) != NC_NOERR) corrupt("no format mark");
-  std::string format(len, '\0');
-  if (nc_get_att_text(id, NC_GLOBAL, "format", format.data()) != NC_NOERR) corrupt("format mark");
-  if (format != kFormat)
-    throw InputError("the checkpoint '" + path + "' is of format '" + format + "'; this fegpu-kk reads '" + kFormat +
-                     "'");
-  int natts = 0, ndims = 0, nvars = 0;
-  if (nc_inq(id, &ndims, &nvars, &natts, nullptr) != NC_NOERR) corrupt("nc_inq");
-  for (int a = 0; a < natts; ++a) {
-    char name[NC_MAX_NAME + 1] = {0};
-    if (nc_inq_attname(id, NC_GLOBAL, a, name) != NC_NOERR) corrupt("attribute names");
-    const std::string n = name;
-    if (n.rfind("number:", 0) == 0) {
-      double v = 0;
-      if (nc_get_att_double(id, NC_GLOBAL, name, &v) != NC_NOERR) corrupt(n);
-      numbers_[n.substr(7)] = v;
-    } else if (n.rfind("empty:r:", 0) == 0) {
-      reals_[n.substr(8)] = {};
-    } else if (n.rfind("empty:i:", 0) == 0) {
-      integers_[n.substr(8)] = {};
-    } else if (n.rfind("string:", 0) == 0) {
-      if (nc_inq_attlen(id, NC_GLOBAL, name, &len) != NC_NOERR) corrupt(n);
-      std::string v(len, '\0');
-      if (len && nc_get_att_text(id, NC_GLOBAL, name, v.data()) != NC_NOERR) corrupt(n);
-      strings_[n.substr(7)] = v;
+  std::vector<char> file;
+  {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      const int e = errno;
+      if (fd >= 0) ::close(fd);
+      throw InputError("cannot read the checkpoint '" + path + "' (" +
+                       (fd >= 0 ? std::string("not a file") : std::strerror(e)) + ")");
+    }
+    file.resize(std::size_t(st.st_size));
+    std::size_t done = 0;
+    while (done < file.size()) {
+      const ssize_t k = ::read(fd, file.data() + done, file.size() - done);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) break;
+      done += std::size_t(k);
+    }
+    ::close(fd);
+    if (done != file.size()) damaged("it could not be read whole");
+  }
+  const std::size_t n = file.size();
+  const auto word = [&](std::size_t at) {
+    std::uint64_t w;
+    std::memcpy(&w, file.data() + at, 8);
+    return w;
+  };
+  if (n < 48 || std::memcmp(file.data(), kMagic, 8) != 0) damaged("no checkpoint mark at its start");
+  if (Checksum::of(file.data(), 32) != word(32)) damaged("its header fails its checksum");
+  if (word(8) != kVersion)
+    throw InputError("the checkpoint '" + path + "' is of format version " + std::to_string(word(8)) +
+                     "; this fegpu-kk reads version " + std::to_string(kVersion));
+  if (word(16) != n)
+    damaged(std::string(word(16) > n ? "truncated: " : "longer than written: ") + std::to_string(n) + " of " +
+            std::to_string(word(16)) + " bytes");
+  const std::uint64_t entries = word(24);
+  std::size_t at = 40;
+  for (std::uint64_t e = 0; e < entries; ++e) {
+    if (at + 40 > n - 8) damaged("entry " + std::to_string(e) + " lies past its end");
+    const std::uint64_t kind = word(at), name_len = word(at + 8), count = word(at + 16), sum = word(at + 24);
+    if (name_len > n || count > n || at + 40 + padded(name_len) > n - 8) damaged("entry " + std::to_string(e));
+    const std::size_t described = at + 32 + padded(name_len);
+    if (Checksum::of(file.data() + at, described - at) != word(described))
+      damaged("the description of entry " + std::to_string(e) + " fails its checksum");
+    const std::string name(file.data() + at + 32, name_len);
+    const std::uint64_t bytes = kind == kString ? count : count * 8;
+    at = described + 8;
+    if (at + padded(bytes) > n - 8) damaged("'" + name + "' lies past its end");
+    const char *payload = file.data() + at;
+    if (Checksum::of(payload, bytes) != sum) damaged("'" + name + "' fails its checksum");
+    at += padded(bytes);
+    switch (kind) {
+    case kReals:
+      reals_[name].resize(count);
+      std::memcpy(reals_[name].data(), payload, bytes);
+      break;
+    case kIntegers:
+      integers_[name].resize(count);
+      std::memcpy(integers_[name].data(), payload, bytes);
+      break;
+    case kNumber:
+      if (count != 1) damaged("'" + name + "' is no number");
+      std::memcpy(&numbers_[name], payload, 8);
+      break;
+    case kString:
+      strings_[name].assign(payload, bytes);
+      break;
+    default:
+      damaged("'" + name + "' is of no known kind");
     }
   }
-  for (int d = 0; d < ndims; ++d) { // every array but the empty ones (attributes)
-    char name[NC_MAX_NAME + 1] = {0};
-    if (nc_inq_dim(id, d, name, &len) != NC_NOERR) corrupt("dimensions");
-    const std::string n = std::string(name).substr(2); // "n:r:..." or "n:i:..."
-    if (n.size() < 2) corrupt("dimension " + std::string(name));
-    const bool real = n[0] == 'r';
-    std::vector<double> r(real ? len : 0);
-    std::vector<std::int64_t> i(real ? 0 : len);
-    if (len > 0) {
-      int var = -1;
-      if (nc_inq_varid(id, n.c_str(), &var) != NC_NOERR) corrupt("no variable " + n);
-      const int status = real ? nc_get_var_double(id, var, r.data())
-                              : nc_get_var_longlong(id, var, reinterpret_cast<long long *>(i.data()));
-      if (status != NC_NOERR) corrupt(n + ": " + nc_strerror(status));
-    }
-    if (real)
-      reals_[n.substr(2)] = std::move(r);
-    else
-      integers_[n.substr(2)] = std::move(i);
-  }
+  if (at != n - 8 || Checksum::of(file.data(), n - 8) != word(n - 8)) damaged("the whole fails its checksum");
 }
 
 void set_identity(CheckpointWriter &w, const RunIdentity &identity) {

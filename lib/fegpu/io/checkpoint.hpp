@@ -35,8 +35,8 @@ class CheckpointWriter {
 public:
   void put(const std::string &name, std::vector<double> values);
   void put(const std::string &name, std::vector<std::int64_t> values);
-  /// Any View, copied to the host in its memory order (its span): doubles as reals, integers as
-  /// integers, a struct (of 8-byte words) as its words' bits, exactly.
+  /// Any View, of any layout and strides, copied to the host in row-major order: doubles as reals,
+  /// integers as integers, a struct (of 8-byte words) as its words' bits, exactly.
   template <class View> void put_view(const std::string &name, const View &v);
   void set(const std::string &name, double value) { numbers_[name] = value; }
   void set(const std::string &name, const std::string &value) { strings_[name] = value; }
@@ -75,17 +75,35 @@ private:
   std::map<std::string, std::string> strings_;
 };
 
+namespace detail {
+
+/// A View's entries in row-major order, in a contiguous View of its memory space (a copy): the
+/// order a checkpoint keeps whatever the layout and strides. A GPU's arrays are column-major and a
+/// subview of a capacity-sized array is strided, and neither has a copy to the host of its own.
+template <class View>
+using RowMajor = Kokkos::View<typename View::non_const_data_type, Kokkos::LayoutRight, typename View::memory_space>;
+template <class View> RowMajor<View> row_major_like(const View &v) {
+  Kokkos::LayoutRight layout;
+  for (unsigned r = 0; r < View::rank(); ++r)
+    layout.dimension[r] = v.extent(r);
+  return RowMajor<View>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::checkpoint::staging"), layout);
+}
+
+} // namespace detail
+
 template <class View> void CheckpointWriter::put_view(const std::string &name, const View &v) {
-  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  const auto staging = detail::row_major_like(v);
+  Kokkos::deep_copy(staging, v);
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), staging);
   using T = typename View::non_const_value_type;
   const T *p = h.data();
   if constexpr (std::is_floating_point_v<T>) {
-    put(name, std::vector<double>(p, p + h.span()));
+    put(name, std::vector<double>(p, p + h.size()));
   } else if constexpr (std::is_integral_v<T>) {
-    put(name, std::vector<std::int64_t>(p, p + h.span()));
+    put(name, std::vector<std::int64_t>(p, p + h.size()));
   } else {
     static_assert(std::is_trivially_copyable_v<T> && sizeof(T) % 8 == 0, "a struct of 8-byte words");
-    std::vector<std::int64_t> words(h.span() * sizeof(T) / 8);
+    std::vector<std::int64_t> words(h.size() * sizeof(T) / 8);
     std::memcpy(words.data(), p, words.size() * 8);
     put(name, std::move(words));
   }
@@ -93,14 +111,15 @@ template <class View> void CheckpointWriter::put_view(const std::string &name, c
 
 template <class View> void CheckpointReader::get_view(const std::string &name, const View &v) const {
   using T = typename View::non_const_value_type;
-  auto h = Kokkos::create_mirror_view(v);
+  const auto staging = detail::row_major_like(v);
+  const auto h = Kokkos::create_mirror_view(staging);
   const auto check = [&](std::size_t have, std::size_t want) {
     if (have != want)
       mismatch("'" + name + "' holds " + std::to_string(have) + " values where this run has " + std::to_string(want));
   };
   if constexpr (std::is_floating_point_v<T> || std::is_integral_v<T>) {
     const auto fill = [&](const auto &values) {
-      check(values.size(), h.span());
+      check(values.size(), h.size());
       for (std::size_t i = 0; i < values.size(); ++i)
         h.data()[i] = static_cast<T>(values[i]);
     };
@@ -110,10 +129,11 @@ template <class View> void CheckpointReader::get_view(const std::string &name, c
       fill(integers(name));
   } else {
     const auto &words = integers(name);
-    check(words.size(), h.span() * sizeof(T) / 8);
+    check(words.size(), h.size() * sizeof(T) / 8);
     std::memcpy(h.data(), words.data(), words.size() * 8);
   }
-  Kokkos::deep_copy(v, h);
+  Kokkos::deep_copy(staging, h);
+  Kokkos::deep_copy(v, staging);
 }
 
 } // namespace fegpu

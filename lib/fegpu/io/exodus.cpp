@@ -42,6 +42,101 @@ std::vector<std::string> get_names(int exoid, ex_entity_type kind, std::size_t c
   return out;
 }
 
+/// Cuts the netCDF file `path` back to its first `records` records (frames), keeping everything
+/// else: a copy through the netCDF API under a temporary name, then a rename (netCDF cannot shorten
+/// the unlimited dimension in place). A restart needs it where the stopped run wrote frames past
+/// its checkpoint and the continued run may end before it writes over them all.
+void keep_first_records(const std::string &path, std::size_t records) {
+  const auto nc = [&](int status, const char *what) {
+    if (status != NC_NOERR)
+      throw RunError(std::string("cannot cut the Exodus file '") + path + "' back to its checkpoint (" + what +
+                     "): " + nc_strerror(status));
+  };
+  int in = -1, out = -1;
+  nc(nc_open(path.c_str(), NC_NOWRITE, &in), "nc_open");
+  const std::string partial = path + ".partial";
+  struct Closer {
+    int &in, &out;
+    const std::string &partial;
+    bool done = false;
+    ~Closer() {
+      if (in >= 0) nc_close(in);
+      if (out >= 0) nc_close(out);
+      if (!done) std::remove(partial.c_str());
+    }
+  } closer{in, out, partial};
+  int format = 0, ndims = 0, nvars = 0, natts = 0, unlimited = -1;
+  nc(nc_inq_format(in, &format), "nc_inq_format");
+  nc(nc_inq(in, &ndims, &nvars, &natts, &unlimited), "nc_inq");
+  const int mode = NC_CLOBBER | (format == NC_FORMAT_64BIT_OFFSET ? NC_64BIT_OFFSET : 0) |
+                   (format == NC_FORMAT_CDF5 ? NC_64BIT_DATA : 0) | (format == NC_FORMAT_NETCDF4 ? NC_NETCDF4 : 0) |
+                   (format == NC_FORMAT_NETCDF4_CLASSIC ? NC_NETCDF4 | NC_CLASSIC_MODEL : 0);
+  nc(nc_create(partial.c_str(), mode, &out), "nc_create");
+  nc(nc_set_fill(out, NC_NOFILL, nullptr), "nc_set_fill");
+  char name[NC_MAX_NAME + 1];
+  for (int d = 0; d < ndims; ++d) {
+    std::size_t len = 0;
+    int id = -1;
+    nc(nc_inq_dim(in, d, name, &len), "nc_inq_dim");
+    nc(nc_def_dim(out, name, d == unlimited ? NC_UNLIMITED : len, &id), "nc_def_dim");
+  }
+  for (int a = 0; a < natts; ++a) {
+    nc(nc_inq_attname(in, NC_GLOBAL, a, name), "nc_inq_attname");
+    nc(nc_copy_att(in, NC_GLOBAL, name, out, NC_GLOBAL), "nc_copy_att");
+  }
+  const bool hdf5 = format == NC_FORMAT_NETCDF4 || format == NC_FORMAT_NETCDF4_CLASSIC;
+  for (int v = 0; v < nvars; ++v) {
+    nc_type type;
+    int vdims = 0, vatts = 0, dims[NC_MAX_VAR_DIMS], id = -1;
+    nc(nc_inq_var(in, v, name, &type, &vdims, dims, &vatts), "nc_inq_var");
+    nc(nc_def_var(out, name, type, vdims, dims, &id), "nc_def_var");
+    if (hdf5) { // the compression and chunks the writer chose
+      int shuffle = 0, deflate = 0, level = 0, storage = 0;
+      std::vector<std::size_t> chunks(std::max(vdims, 1));
+      nc(nc_inq_var_deflate(in, v, &shuffle, &deflate, &level), "nc_inq_var_deflate");
+      if (deflate) nc(nc_def_var_deflate(out, id, shuffle, deflate, level), "nc_def_var_deflate");
+      nc(nc_inq_var_chunking(in, v, &storage, chunks.data()), "nc_inq_var_chunking");
+      if (storage == NC_CHUNKED) nc(nc_def_var_chunking(out, id, NC_CHUNKED, chunks.data()), "nc_def_var_chunking");
+    }
+    for (int a = 0; a < vatts; ++a) {
+      nc(nc_inq_attname(in, v, a, name), "nc_inq_attname");
+      nc(nc_copy_att(in, v, name, out, id), "nc_copy_att");
+    }
+  }
+  nc(nc_enddef(out), "nc_enddef");
+  std::vector<char> buf;
+  for (int v = 0; v < nvars; ++v) { // a record at a time, so that a frame's variables fit in memory
+    nc_type type;
+    int vdims = 0, dims[NC_MAX_VAR_DIMS];
+    nc(nc_inq_var(in, v, nullptr, &type, &vdims, dims, nullptr), "nc_inq_var");
+    std::size_t type_size = 0;
+    nc(nc_inq_type(in, type, nullptr, &type_size), "nc_inq_type");
+    std::vector<std::size_t> start(std::max(vdims, 1), 0), count(std::max(vdims, 1), 1);
+    std::size_t per_record = 1, n_records = 1;
+    for (int k = 0; k < vdims; ++k) {
+      nc(nc_inq_dimlen(in, dims[k], &count[k]), "nc_inq_dimlen");
+      if (k == 0 && dims[0] == unlimited) {
+        n_records = std::min(count[0], records);
+        count[0] = 1;
+      }
+      per_record *= count[k];
+    }
+    if (per_record == 0) continue;
+    buf.resize(per_record * type_size);
+    for (std::size_t r = 0; r < n_records; ++r) {
+      if (vdims > 0 && dims[0] == unlimited) start[0] = r;
+      nc(nc_get_vara(in, v, start.data(), count.data(), buf.data()), "nc_get_vara");
+      nc(nc_put_vara(out, v, start.data(), count.data(), buf.data()), "nc_put_vara");
+    }
+  }
+  const int status = nc_close(out);
+  out = -1;
+  nc(status, "nc_close");
+  if (std::rename(partial.c_str(), path.c_str()) != 0)
+    throw RunError("cannot cut the Exodus file '" + path + "' back to its checkpoint: the rename failed");
+  closer.done = true;
+}
+
 } // namespace
 
 std::string ExodusWriter::series_name(const std::string &base, int index) {
@@ -74,6 +169,13 @@ ExodusWriter::ExodusWriter(std::string path, ExodusVariables vars, int file_inde
   const std::string &p = current_;
   int cpu_ws = sizeof(double), io_ws = 0;
   float version = 0;
+  errno = 0;
+  exoid_ = ex_open(p.c_str(), EX_READ, &cpu_ws, &io_ws, &version);
+  if (exoid_ >= 0) { // frames past the checkpoint's are gone, also where the run ends before their times
+    const auto have = static_cast<std::size_t>(ex_inquire_int(exoid_, EX_INQ_TIME));
+    ex_close(std::exchange(exoid_, -1));
+    if (frames >= 0 && have > std::size_t(frames)) keep_first_records(p, std::size_t(frames));
+  }
   errno = 0;
   exoid_ = ex_open(p.c_str(), EX_WRITE, &cpu_ws, &io_ws, &version);
   if (exoid_ < 0)
