@@ -134,12 +134,10 @@ int run(int argc, char **argv) {
   };
   std::string input;
   fegpu::RunOptions opts;
-  bool check = false, help = false, version = false;
+  bool check = false, version = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--help" || a == "-h")
-      help = true;
-    else if (a == "--version")
+    if (a == "--version")
       version = true;
     else if (a == "--check")
       check = true;
@@ -180,10 +178,6 @@ int run(int argc, char **argv) {
       return kUsage;
     }
   }
-  if (help) {
-    print_help();
-    return 0;
-  }
   if (version) {
     print_version();
     return 0;
@@ -217,21 +211,30 @@ int run(int argc, char **argv) {
     parsed = failure_of(std::current_exception());
   }
   if (const int status = agree(parsed)) return status;
+  bool made_output_dir = false;
   try {
     sim->setup();
     if (check) {
       if (!opts.quiet) std::printf("%s: input is valid\n", input.c_str());
       return 0;
     }
+    fegpu::stop_after_step(); // output begins: a signal now stops the run after its step, output whole
     if (!std::filesystem::is_directory(opts.output_dir)) {
       std::error_code ec;
       std::filesystem::create_directories(opts.output_dir, ec);
       if (ec && !std::filesystem::is_directory(opts.output_dir)) // (another rank's may have made it)
         throw fegpu::InputError("cannot create output folder '" + opts.output_dir + "': " + ec.message());
+      made_output_dir = !ec;
     }
     sim->run();
   } catch (...) {
-    return fail(failure_of(std::current_exception()));
+    const Failure f = failure_of(std::current_exception());
+    // Bad input found once the run began (a checkpoint's Exodus file, a format that cannot hold the
+    // mesh) leaves nothing behind: not even the folder made for it, where it is still empty.
+    std::error_code ec;
+    if (made_output_dir && f.status == kBadInput && std::filesystem::is_empty(opts.output_dir, ec))
+      std::filesystem::remove(opts.output_dir, ec);
+    return fail(f);
   }
   return 0;
 }
@@ -275,7 +278,15 @@ int main(int argc, char **argv) {
   // example's meshes of new output files took 10.9 ms each).
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  fegpu::catch_stop_signals(); // from the start: a stop during set-up ends it at once
+  // --help needs no device, and Kokkos would answer it first with its own options' page.
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      print_help();
+      return 0;
+    }
   MpiGuard mpi(argc, argv);
+  if (fegpu::parallel::world().size() > 1) fegpu::catch_stop_signals(false);
   if (!thread_count_is_sane(argc, argv)) return kUsage;
   // Lines reach a log as they are printed, also when the run is killed. Rank 0 alone prints
   // (progress, summaries); every rank's errors reach stderr.
@@ -284,6 +295,5 @@ int main(int argc, char **argv) {
   // Kokkos takes its own --kokkos-* options out of argv; with many ranks on a node, it gives each
   // rank a GPU of its own by its local rank (Kokkos' default --kokkos-map-device-id-by=mpi_rank).
   Kokkos::ScopeGuard kokkos(argc, argv);
-  fegpu::catch_stop_signals();
   return run(argc, argv);
 }

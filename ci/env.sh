@@ -20,8 +20,11 @@ in_env() {
     local outside_pwd=$PWD
     case "$outside_pwd" in "$REPO" | "$REPO"/* | /tmp | /tmp/*) ;; *) outside_pwd=$REPO ;; esac
     local status=0 child
+    # The caller's OpenMP and Kokkos settings (OMP_NUM_THREADS, KOKKOS_NUM_THREADS, ...) reach the command.
+    local passed=() name
+    while IFS= read -r name; do passed+=("$name=${!name}"); done < <(compgen -e | grep -E '^(OMP|GOMP|KOKKOS)_' || true)
     chroot "$FEGPU_ROOT" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root TERM="${TERM:-dumb}" \
-      OMP_PROC_BIND="${OMP_PROC_BIND:-false}" CTEST_OUTPUT_ON_FAILURE=1 \
+      OMP_PROC_BIND="${OMP_PROC_BIND:-false}" CTEST_OUTPUT_ON_FAILURE=1 "${passed[@]}" \
       /bin/bash -c 'cd "$0" && exec "$@"' "$outside_pwd" "$@" &
     child=$!
     # SIGINT and SIGTERM go on to the command (fegpu-kk then stops after its step), which this

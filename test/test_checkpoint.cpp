@@ -13,6 +13,14 @@
 
 namespace fs = std::filesystem;
 
+namespace checkpoint_test { // (named: nvcc warns of a View of a type in an anonymous namespace)
+struct Pair {
+  double a;
+  std::int64_t b;
+};
+} // namespace checkpoint_test
+using checkpoint_test::Pair;
+
 namespace {
 
 fs::path scratch(const std::string &name) {
@@ -27,11 +35,6 @@ std::string bytes_of(const fs::path &p) {
 }
 
 void write_bytes(const fs::path &p, const std::string &b) { std::ofstream(p, std::ios::binary) << b; }
-
-struct Pair {
-  double a;
-  std::int64_t b;
-};
 
 using Left = Kokkos::View<double **, Kokkos::LayoutLeft, fegpu::MemSpace>;
 using Right = Kokkos::View<double **, Kokkos::LayoutRight, fegpu::MemSpace>;
@@ -49,8 +52,9 @@ void fill(const Left &left, const Right &right, const Left &big) {
 
 void fill(const Kokkos::View<Pair *, fegpu::MemSpace> &pairs) {
   Kokkos::parallel_for(
-      "fegpu::test::fill", Kokkos::RangePolicy<fegpu::ExecSpace>(0, 3),
-      KOKKOS_LAMBDA(int i) { pairs(i) = {0.5 * i, -i}; });
+      "fegpu::test::fill", Kokkos::RangePolicy<fegpu::ExecSpace>(0, 3), KOKKOS_LAMBDA(int i) {
+        pairs(i) = {0.5 * i, -i};
+      });
 }
 
 } // namespace

@@ -64,11 +64,99 @@ TEST_F(App, StepCountsAndMeshesTooLargeAreRefusedBeforeAnythingIsAllocated) {
                    {"steps", "more than a run can count"});
   expect_bad_input(replace(kGood, "end_time: 0.5", "end_time: 0.5, dt: 1.0e-30"), {"steps"});
   expect_bad_input(replace(kGood, "nx: 10, ny: 2", "nx: 100000, ny: 100000"), {"mesh", "32-bit"});
-  expect_bad_input(replace(kGood, "nx: 10, ny: 2", "nx: 13000, ny: 13000"), {"mesh", "GB of host memory"});
+  // More elements than this machine's memory holds, where the 32-bit indices allow that many.
+  const double memory = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+  const long side = long(std::sqrt(memory / (2 * (12.0 * 6 + 200))) * 1.2) + 1;
+  if (2.0 * side * side * 6 < 2147483647.0)
+    expect_bad_input(replace(kGood, "nx: 10, ny: 2", "nx: " + std::to_string(side) + ", ny: " + std::to_string(side)),
+                     {"mesh", "GB of host memory"});
   // A run of more than 1e9 steps is allowed, with a warning (--check says so too).
   const Result r = run(replace(kGood, "end_time: 0.5", "end_time: 1.0e9"), "--check");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("steps"), std::string::npos) << r.err;
+}
+
+/// Runs the program on `yaml` as App::run does and returns how long it took, in seconds.
+template <class Run> double seconds_of(Run &&run) {
+  const auto t0 = std::chrono::steady_clock::now();
+  run();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+TEST_F(App, HostileInputsAreRefusedAtOnce) {
+  // Ten anchors of nine aliases each, 9^10 values: refused before any walk over them (it ran for
+  // minutes, deaf to SIGTERM). And a mesh whose output the classic Exodus format, named, cannot
+  // hold, whatever this machine's memory: refused before the mesh is made (it was found only when
+  // the run, minutes later, wrote its first frame). 20 s bounds a hang, not a speed: each takes
+  // about what a bad key does.
+  std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n";
+  for (char c = 'b'; c <= 'j'; ++c) {
+    bomb += std::string(1, c) + ": &" + c + " [";
+    for (int k = 0; k < 9; ++k)
+      bomb += std::string(k ? ", " : "") + "*" + char(c - 1);
+    bomb += "]\n";
+  }
+  double t = seconds_of([&] { expect_bad_input(kGood + bomb, {"input.yaml:1:1", "expands to more than"}); });
+  EXPECT_LT(t, 20.0);
+  t = seconds_of([&] {
+    expect_bad_input(replace(replace(kGood, "nx: 10, ny: 2", "nx: 13000, ny: 13000"), "every_steps: 10",
+                             "every_steps: 10, format: classic"),
+                     {"mesh", "classic cannot hold this mesh", "nodal field", "netcdf4 can"});
+  });
+  EXPECT_LT(t, 20.0);
+}
+
+TEST_F(App, DegenerateMeshesAreBadInput) {
+  // Cells whose geometry is lost to rounding, and a shell folded back on itself: exit 2 naming
+  // them (these passed --check and then failed as unstable).
+  const std::string shell = R"(physics: explicit_shell
+mesh: MESH
+material: {density: 1.0, youngs_modulus: 1000.0, poissons_ratio: 0.3, thickness: 0.01}
+time: {end_time: 0.01}
+output: {file: s.e}
+)";
+  expect_bad_input(replace(shell, "MESH", "{generator: cylinder, n_theta: 1, n_z: 4, radius: 1.0, length: 2.0}"),
+                   {"element 1 is degenerate"});
+  expect_bad_input(replace(shell, "MESH", "{generator: cylinder, n_theta: 2, n_z: 4, radius: 1.0, length: 2.0}"),
+                   {"folds back on itself at node"});
+  expect_bad_input(replace(shell, "MESH", "{generator: hemisphere, n_theta: 8, n_phi: 4, radius: 1.0, hole: 1.0e-9}"),
+                   {"is degenerate"});
+  expect_bad_input(replace(replace(kGood, "{generator: rectangle, element: tri6, nx: 10, ny: 2, lx: 1.0, ly: 0.1}",
+                                   "{generator: annulus, element: tri6, n_theta: 8, n_r: 4, inner_radius: 1.0, "
+                                   "outer_radius: 2.0, angle: 1.0e-9}"),
+                           "node_set: left", "node_set: start"),
+                   {"element 1 is inverted or degenerate"});
+}
+
+TEST_F(App, SignalsDuringSetUpEndItAtOnceWritingNothing) {
+  // A set-up of several seconds (two million T6 elements: generating, colouring, the stable step),
+  // signalled one second in: the process ends then with 128 + the signal and one line, and the
+  // output folder it would have made does not exist.
+  { std::ofstream(dir_ / "input.yaml") << replace(kGood, "nx: 10, ny: 2", "nx: 1000, ny: 1000"); }
+  for (const int sig : {SIGTERM, SIGINT}) {
+    const fs::path out = dir_ / ("never_" + std::to_string(sig));
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      std::freopen((dir_ / "stderr").c_str(), "w", stderr);
+      execl(FEGPU_APP, FEGPU_APP, (dir_ / "input.yaml").c_str(), "--output-dir", out.c_str(), nullptr);
+      _exit(127);
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    kill(pid, sig);
+    int raw = 0;
+    const double t = seconds_of([&] { waitpid(pid, &raw, 0); });
+    ASSERT_TRUE(WIFEXITED(raw));
+    EXPECT_EQ(WEXITSTATUS(raw), 128 + sig);
+    const std::string err = slurp(dir_ / "stderr");
+    EXPECT_NE(err.find(sig == SIGTERM ? "stopped by SIGTERM during set-up; nothing was written"
+                                      : "stopped by SIGINT during set-up; nothing was written"),
+              std::string::npos)
+        << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_FALSE(fs::exists(out));
+    EXPECT_LT(t, 5.0) << "the set-up went on after the signal";
+  }
 }
 
 TEST_F(App, RepeatedAndComplexKeysAreBadInput) {

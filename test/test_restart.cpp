@@ -6,9 +6,78 @@
 #include "fegpu/io/exodus.hpp"
 
 #include <csignal>
+#include <map>
+#include <random>
 #include <thread>
 
 namespace {
+
+// One input of each module, each with histories and checkpoints (the shells' SCHEME a solver's).
+const std::string kPulled = R"(physics: elastodynamics
+mesh: {generator: rectangle, element: tri6, nx: 10, ny: 2, lx: 1.0, ly: 0.1}
+materials:
+  m: {density: 1.0, youngs_modulus: 1.0, poissons_ratio: 0.25}
+boundary_conditions:
+  - {type: displacement, node_set: left, components: [x, y], value: 0.0}
+  - {type: velocity, node_set: right, components: x, value: 0.01, function: {t: [0, 1, 3], f: [0, 1, 1]}}
+time: {end_time: 3.0}
+output:
+  file: pulled.e
+  every_steps: 7
+  histories: {every_steps: 3, reactions: [{name: pull, side_set: right}], probes: [{name: end, field: velocity, point: [1, 0.05]}]}
+  checkpoint: {every_steps: 50, keep: 5}
+)";
+// The notched strip cracks before and after the checkpoint at step 147.
+const std::string kCrack = R"(physics: cohesive_fracture
+mesh: {generator: rectangle, element: tri6, nx: 20, ny: 4, lx: 2.0, ly: 0.4, y0: -0.2}
+materials:
+  m: {density: 1.0, youngs_modulus: 1.0, poissons_ratio: 0.0, plane: stress}
+boundary_conditions:
+  - {type: velocity, node_set: top, components: y, value: 0.01}
+  - {type: velocity, node_set: bottom, components: y, value: -0.01}
+fracture:
+  law: {phi_n: 1.0e-4, phi_t: 1.0e-4, sigma_max: 0.01, tau_max: 0.01}
+  notches: [[0.0, 0.0, 0.5, 0.0]]
+  counter: deterministic
+time: {end_time: 6.0, safety_factor: 0.5}
+output:
+  file: crack.e
+  every_time: 0.5
+  histories: {every_steps: 5, crack_tip: {direction: [1, 0]}, reactions: [{name: top, node_set: top}]}
+  checkpoint: {every_time: 1.0, keep: 5}
+)";
+const std::string kPlate = R"(physics: explicit_shell
+mesh: {generator: disc, element: shell4, n_theta: 16, n_r: 4, radius: 10.0}
+material: {density: 7.85e-9, youngs_modulus: 206000.0, poissons_ratio: 0.3, thickness: 0.5}
+boundary_conditions:
+  - {type: fixed, node_set: outer, dofs: [uz]}
+loads:
+  - {type: pressure, value: 1.0e-4}
+solver: {SCHEME, damping: 2000.0}
+time: {end_time: 2.0e-4, safety_factor: 0.9}
+output:
+  file: plate.e
+  every_time: 2.0e-5
+  histories: {every_steps: 7, probes: [{name: c, field: rotation, point: [5, 0, 0]}]}
+  checkpoint: {every_steps: 100, keep: 5}
+)";
+const std::string kWellbore = R"(physics: elastoplastic_wellbore
+mesh: {generator: annulus, element: quad9, n_theta: 4, n_r: 12, inner_radius: 0.1, outer_radius: 4.0,
+       grading: 1.36, angle: 90}
+material: {youngs_modulus: 2000.0, poissons_ratio: 0.2, cohesion: 5.0, friction_angle: 20.0}
+boundary_conditions:
+  - {type: normal_stress, side_set: inner, value: -40.0}
+  - {type: normal_stress, side_set: outer, value: -49.9937}
+  - {type: fixed, node_set: start, components: [y]}
+  - {type: fixed, node_set: end, components: [x]}
+load_steps: 5
+solver: {method: newton, scatter: coloring}
+output:
+  file: wb.e
+  profile: profile.csv
+  histories: {reactions: [{name: start, node_set: start}], probes: [{name: wall, field: displacement, point: [0.1, 0.0]}]}
+  checkpoint: {every_steps: 2}
+)";
 
 /// Runs `input` (already written to dir_/input.yaml by run()) with extra arguments into `out`.
 int run_into(const fs::path &input, const fs::path &out, const std::string &args) {
@@ -89,67 +158,20 @@ protected:
 };
 
 TEST_F(Restart, ElastodynamicsContinuesBitForBit) {
-  expect_continues(R"(physics: elastodynamics
-mesh: {generator: rectangle, element: tri6, nx: 10, ny: 2, lx: 1.0, ly: 0.1}
-materials:
-  m: {density: 1.0, youngs_modulus: 1.0, poissons_ratio: 0.25}
-boundary_conditions:
-  - {type: displacement, node_set: left, components: [x, y], value: 0.0}
-  - {type: velocity, node_set: right, components: x, value: 0.01, function: {t: [0, 1, 3], f: [0, 1, 1]}}
-time: {end_time: 3.0}
-output:
-  file: pulled.e
-  every_steps: 7
-  histories: {every_steps: 3, reactions: [{name: pull, side_set: right}], probes: [{name: end, field: velocity, point: [1, 0.05]}]}
-  checkpoint: {every_steps: 50, keep: 5}
-)",
-                   130, "pulled_checkpoint_000000100.ckpt", "pulled.e", "pulled_histories.csv");
+  expect_continues(kPulled, 130, "pulled_checkpoint_000000100.ckpt", "pulled.e", "pulled_histories.csv");
 }
 
 TEST_F(Restart, FractureContinuesBitForBitThroughItsInsertions) {
   // The notched strip cracks before and after the checkpoint at step 147: the cracked topology,
   // the node numbering and the cohesive points all come back.
-  expect_continues(R"(physics: cohesive_fracture
-mesh: {generator: rectangle, element: tri6, nx: 20, ny: 4, lx: 2.0, ly: 0.4, y0: -0.2}
-materials:
-  m: {density: 1.0, youngs_modulus: 1.0, poissons_ratio: 0.0, plane: stress}
-boundary_conditions:
-  - {type: velocity, node_set: top, components: y, value: 0.01}
-  - {type: velocity, node_set: bottom, components: y, value: -0.01}
-fracture:
-  law: {phi_n: 1.0e-4, phi_t: 1.0e-4, sigma_max: 0.01, tau_max: 0.01}
-  notches: [[0.0, 0.0, 0.5, 0.0]]
-  counter: deterministic
-time: {end_time: 6.0, safety_factor: 0.5}
-output:
-  file: crack.e
-  every_time: 0.5
-  histories: {every_steps: 5, crack_tip: {direction: [1, 0]}, reactions: [{name: top, node_set: top}]}
-  checkpoint: {every_time: 1.0, keep: 5}
-)",
-                   250, "crack_checkpoint_000000147.ckpt", "crack.e", "crack_histories.csv");
+  expect_continues(kCrack, 250, "crack_checkpoint_000000147.ckpt", "crack.e", "crack_histories.csv");
 }
 
 TEST_F(Restart, ShellsContinueBitForBit) {
   for (const char *scheme : {"scheme: standard, scatter: coloring", "scheme: element_local"}) {
     SCOPED_TRACE(scheme);
-    expect_continues(replace(R"(physics: explicit_shell
-mesh: {generator: disc, element: shell4, n_theta: 16, n_r: 4, radius: 10.0}
-material: {density: 7.85e-9, youngs_modulus: 206000.0, poissons_ratio: 0.3, thickness: 0.5}
-boundary_conditions:
-  - {type: fixed, node_set: outer, dofs: [uz]}
-loads:
-  - {type: pressure, value: 1.0e-4}
-solver: {SCHEME, damping: 2000.0}
-time: {end_time: 2.0e-4, safety_factor: 0.9}
-output:
-  file: plate.e
-  every_time: 2.0e-5
-  histories: {every_steps: 7, probes: [{name: c, field: rotation, point: [5, 0, 0]}]}
-  checkpoint: {every_steps: 100, keep: 5}
-)",
-                             "SCHEME", scheme),
-                     250, "plate_checkpoint_000000100.ckpt", "plate.e", "plate_histories.csv");
+    expect_continues(replace(kPlate, "SCHEME", scheme), 250, "plate_checkpoint_000000100.ckpt", "plate.e",
+                     "plate_histories.csv");
     for (const auto &e : fs::directory_iterator(dir_))
       if (e.is_directory()) fs::remove_all(e.path());
   }
@@ -159,23 +181,7 @@ TEST_F(Restart, WellboreContinuesBitForBit) {
   // The checkpoint after load step 2 of 5, continued in a copy of the whole run's output whose
   // histories have rows past the checkpoint (as a killed run leaves them): they are cut, and the
   // load steps after it are solved again to the same bits, the profile too.
-  const std::string yaml = R"(physics: elastoplastic_wellbore
-mesh: {generator: annulus, element: quad9, n_theta: 4, n_r: 12, inner_radius: 0.1, outer_radius: 4.0,
-       grading: 1.36, angle: 90}
-material: {youngs_modulus: 2000.0, poissons_ratio: 0.2, cohesion: 5.0, friction_angle: 20.0}
-boundary_conditions:
-  - {type: normal_stress, side_set: inner, value: -40.0}
-  - {type: normal_stress, side_set: outer, value: -49.9937}
-  - {type: fixed, node_set: start, components: [y]}
-  - {type: fixed, node_set: end, components: [x]}
-load_steps: 5
-solver: {method: newton, scatter: coloring}
-output:
-  file: wb.e
-  profile: profile.csv
-  histories: {reactions: [{name: start, node_set: start}], probes: [{name: wall, field: displacement, point: [0.1, 0.0]}]}
-  checkpoint: {every_steps: 2}
-)";
+  const std::string yaml = kWellbore;
   { std::ofstream(dir_ / "input.yaml") << yaml; }
   const fs::path whole = dir_ / "whole", parts = dir_ / "parts";
   ASSERT_EQ(run_into(dir_ / "input.yaml", whole, ""), 0) << slurp(dir_ / "stderr");
@@ -260,4 +266,116 @@ TEST_F(Restart, SigtermLeavesACheckpointThatARestartCompletes) {
   EXPECT_EQ(r.status, 0) << r.err;
   const fegpu::ExodusReader e((dir_ / "out" / "good.e").string());
   EXPECT_NEAR(e.times().back(), 3000.0, 1e-6); // the run reached its end
+}
+
+namespace {
+/// Every file under `dir` with its bytes.
+std::map<std::string, std::string> files_of(const fs::path &dir) {
+  std::map<std::string, std::string> out;
+  for (const auto &e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) out[fs::relative(e.path(), dir).string()] = file_text(e.path());
+  return out;
+}
+} // namespace
+
+TEST_F(Restart, DamagedCheckpointsOfEveryModuleAreRefusedAndChangeNothing) {
+  // A checkpoint of each module, cut short (at its start, in its header, in its middle, a word
+  // short) or with 1 to 4 bytes altered (seeded): the restart is exit 2 in one line naming the file,
+  // and every file of the output folder holds what it held. test_checkpoint alters and cuts
+  // checkpoints hundreds of times over in the reader itself; here the program as a user runs it.
+  const std::vector<std::string> inputs = {kPulled, kCrack,
+                                           replace(kPlate, "SCHEME", "scheme: standard, scatter: coloring"), kWellbore};
+  std::mt19937_64 rng(33);
+  for (const std::string &yaml : inputs) {
+    SCOPED_TRACE(yaml.substr(0, yaml.find('\n')));
+    { std::ofstream(dir_ / "input.yaml") << yaml; }
+    const fs::path out = dir_ / "run";
+    fs::remove_all(out);
+    ASSERT_EQ(run_into(dir_ / "input.yaml", out, ""), 0) << slurp(dir_ / "stderr");
+    std::string checkpoint; // (the run keeps its newest few)
+    for (const auto &e : fs::directory_iterator(out))
+      if (e.path().extension() == ".ckpt") checkpoint = e.path().filename().string();
+    ASSERT_FALSE(checkpoint.empty());
+    const std::string good = file_text(out / checkpoint);
+    ASSERT_GT(good.size(), 1000u);
+    const auto before = files_of(out);
+    std::vector<std::string> damaged = {"", good.substr(0, 20), good.substr(0, good.size() / 2),
+                                        good.substr(0, good.size() - 8)};
+    for (int k = 0; k < 4; ++k) {
+      std::string d = good;
+      for (int f = 1 + int(rng() % 4); f > 0; --f)
+        d[rng() % d.size()] ^= char(1 + rng() % 255);
+      damaged.push_back(d);
+    }
+    const fs::path bad = dir_ / "bad.ckpt";
+    for (std::size_t k = 0; k < damaged.size(); ++k) {
+      { std::ofstream(bad, std::ios::binary) << damaged[k]; }
+      EXPECT_EQ(run_into(dir_ / "input.yaml", out, "--restart " + bad.string()), 2) << "case " << k;
+      const std::string err = slurp(dir_ / "stderr");
+      EXPECT_NE(err.find(bad.string()), std::string::npos) << "case " << k << ": " << err;
+      EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+      EXPECT_TRUE(files_of(out) == before) << "case " << k << " changed the output folder";
+    }
+  }
+}
+
+TEST_F(Restart, StoppedAtAnyTimeThenContinuedIsTheRunThatWentThrough) {
+  // The cracking strip, signalled at seeded random moments over its whole life, set-up included
+  // (SIGTERM and SIGINT in turn), then continued: from the checkpoint the stop names, or, where it
+  // stopped in set-up and wrote nothing, from the start. Its series and histories are then those of
+  // the run that went through, bit for bit.
+  const std::string yaml =
+      replace(replace(kCrack, "checkpoint: {every_time: 1.0, keep: 5}", "checkpoint: {every_time: 1.0}"),
+              "nx: 20, ny: 4", "nx: 60, ny: 12");
+  { std::ofstream(dir_ / "input.yaml") << yaml; }
+  const fs::path whole = dir_ / "whole";
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(run_into(dir_ / "input.yaml", whole, ""), 0) << slurp(dir_ / "stderr");
+  const double life = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::string histories = file_text(whole / "crack_histories.csv");
+  std::mt19937_64 rng(1126);
+  int in_setup = 0, in_loop = 0;
+  for (int trial = 0; trial < 6; ++trial) {
+    const int sig = trial % 2 ? SIGINT : SIGTERM;
+    const double at = life * std::uniform_real_distribution<double>(0.02, 0.95)(rng);
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": signal " + std::to_string(sig) + " after " + std::to_string(at) +
+                 " s of " + std::to_string(life));
+    const fs::path out = dir_ / ("stopped_" + std::to_string(trial));
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      std::freopen((dir_ / "stderr").c_str(), "w", stderr);
+      std::freopen("/dev/null", "w", stdout);
+      execl(FEGPU_APP, FEGPU_APP, (dir_ / "input.yaml").c_str(), "--quiet", "--output-dir", out.c_str(), nullptr);
+      _exit(127);
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(at));
+    kill(pid, sig);
+    int raw = 0;
+    waitpid(pid, &raw, 0);
+    const std::string err = slurp(dir_ / "stderr");
+    // Killed by the signal itself: it came while the program was still being loaded, before main.
+    const bool loading = WIFSIGNALED(raw) && WTERMSIG(raw) == sig;
+    ASSERT_TRUE(WIFEXITED(raw) || loading) << err;
+    const int status = loading ? 128 + sig : WEXITSTATUS(raw);
+    if (status == 0) continue; // it ended before the signal came: nothing to continue
+    ASSERT_EQ(status, 128 + sig) << err;
+    if (loading || err.find("during set-up") != std::string::npos) {
+      ++in_setup;
+      EXPECT_FALSE(fs::exists(out)) << "a stop in set-up wrote " << out;
+      ASSERT_EQ(run_into(dir_ / "input.yaml", out, ""), 0) << slurp(dir_ / "stderr");
+    } else {
+      ++in_loop;
+      const auto named = err.find("--restart ");
+      if (named != std::string::npos) { // (a stop at the very last step has nothing to continue)
+        const std::string checkpoint = err.substr(named + 10, err.find(" continues it") - named - 10);
+        ASSERT_EQ(run_into(dir_ / "input.yaml", out, "--restart " + checkpoint), 0) << slurp(dir_ / "stderr");
+      }
+    }
+    EXPECT_GT(expect_same_series(whole, out, "crack.e"), 3);
+    EXPECT_EQ(file_text(out / "crack_histories.csv"), histories) << "the histories differ";
+  }
+  // The seed puts stops in both phases (a slower or faster machine moves the phases' share).
+  std::printf("stops in set-up: %d, in the time loop: %d\n", in_setup, in_loop);
+  EXPECT_GT(in_loop, 0);
 }

@@ -15,7 +15,7 @@ class FractureSimulation : public ExplicitSimulation {
 public:
   FractureSimulation(const InputNode &root, const RunOptions &opts)
       : ExplicitSimulation(root, opts),
-        mesh_(read_mesh_section(root.child("mesh"), opts.input_file, {ElementType::Tri3, ElementType::Tri6})),
+        mesh_(read_mesh_section(root, opts.input_file, {ElementType::Tri3, ElementType::Tri6})),
         elastic_(elastic::parse_config(root, mesh_)), fracture_(parse_fracture(root.child("fracture"), mesh_)) {}
 
 private:

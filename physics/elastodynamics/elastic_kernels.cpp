@@ -128,7 +128,14 @@ template <int N> Index first_inverted(const Mesh &mesh) {
         double x[N], y[N], md;
         g.coords(e, x, y);
         area<N>(x, y, md);
-        if (!(md > 0) && e < lo) lo = e;
+        // Degenerate too where det J (twice the corner triangle's area, for T3) is below 1e-8 of
+        // its longest side squared: a width under 1e-8 of that side, lost to rounding.
+        double h2 = 0;
+        for (int k = 0; k < 3; ++k) {
+          const double dx = x[(k + 1) % 3] - x[k], dy = y[(k + 1) % 3] - y[k];
+          h2 = Kokkos::max(h2, dx * dx + dy * dy);
+        }
+        if (!(md > 1e-8 * h2) && e < lo) lo = e;
       },
       Kokkos::Min<Index>(first));
   return first < mesh.num_elems() ? first : -1;

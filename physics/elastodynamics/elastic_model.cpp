@@ -69,7 +69,9 @@ ElasticModel::ElasticModel(const HostMesh &mesh, Config config) : host_mesh_(mes
 
   // Validity: every element must have positive det J at its integration points.
   if (const Index e = kernels::first_inverted(mesh_); e >= 0)
-    throw InputError(element_place(mesh_, e) + " is inverted or degenerate (det J <= 0 at an integration point)");
+    throw InputError(element_place(mesh_, e) +
+                     " is inverted or degenerate (det J at an integration point <= 0, or below 1e-8 of its longest "
+                     "side squared)");
 
   original_gid_ = mesh_.node_gid;
   top_gid_ = kernels::largest(original_gid_);

@@ -15,7 +15,7 @@ class ElastodynamicsSimulation : public ExplicitSimulation {
 public:
   ElastodynamicsSimulation(const InputNode &root, const RunOptions &opts)
       : ExplicitSimulation(root, opts),
-        mesh_(read_mesh_section(root.child("mesh"), opts.input_file, {ElementType::Tri3, ElementType::Tri6})),
+        mesh_(read_mesh_section(root, opts.input_file, {ElementType::Tri3, ElementType::Tri6})),
         config_(parse_config(root, mesh_)) {}
 
 private:

@@ -15,7 +15,7 @@ class ShellSimulation : public ExplicitSimulation {
 public:
   ShellSimulation(const InputNode &root, const RunOptions &opts)
       : ExplicitSimulation(root, opts),
-        mesh_(read_mesh_section(root.child("mesh"), opts.input_file, {ElementType::Shell4})),
+        mesh_(read_mesh_section(root, opts.input_file, {ElementType::Shell4})),
         config_(parse_config(root, mesh_)) {}
 
 private:

@@ -73,7 +73,28 @@ void ShellModel::setup_nodes() {
   // Each element's shares first, then each node sums those of its elements in ascending order
   // (node2elem is sorted): the same sums on every run and backend, unlike atomic adds, so that a
   // run is repeatable bit for bit and a restart continues it exactly.
-  DeviceView<double *[4][5]> share(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::shell::node_shares"), ne);
+  // A quadrilateral with an edge or a width below 1e-8 of its longest edge (the square root of
+  // the rounding of doubles, where its geometry is lost to rounding) is degenerate: bad input.
+  Index degenerate = ne;
+  Kokkos::parallel_reduce(
+      "fegpu::shell::check_elements", range(0, ne),
+      KOKKOS_LAMBDA(Index e, Index & first) {
+        Vec3 x[4];
+        for (int k = 0; k < 4; ++k)
+          x[k] = load(X, conn(e, k));
+        double shortest = norm(x[1] - x[0]), longest = shortest;
+        for (int k = 1; k < 4; ++k) {
+          const double l = norm(x[(k + 1) % 4] - x[k]);
+          shortest = Kokkos::min(shortest, l), longest = Kokkos::max(longest, l);
+        }
+        const double area = 0.5 * norm(cross(x[2] - x[0], x[3] - x[1]));
+        if (!(shortest > 1e-8 * longest && area > 1e-8 * longest * longest) && e < first) first = e;
+      },
+      Kokkos::Min<Index>(degenerate));
+  if (degenerate < ne)
+    throw InputError(element_place(mesh_, degenerate) +
+                     " is degenerate: an edge or its width is below 1e-8 of its longest edge");
+  DeviceView<double *[4][6]> share(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::shell::node_shares"), ne);
   Kokkos::parallel_reduce(
       "fegpu::shell::element_setup", range(0, ne),
       KOKKOS_LAMBDA(Index e, double &dt) {
@@ -83,7 +104,12 @@ void ShellModel::setup_nodes() {
         const Vec3 d1 = x[2] - x[0], d2 = x[3] - x[1];
         const Vec3 nrm = cross(d1, d2);
         const double area = 0.5 * norm(nrm);
-        const double L = area / Kokkos::max(norm(d1), norm(d2));
+        // The length that bounds the step: the area over the longer diagonal, and no more than
+        // the shortest edge (a quadrilateral near a triangle, as at a hemisphere's small opening,
+        // has a short edge that the first misses: the step from it alone was unstable there).
+        double L = area / Kokkos::max(norm(d1), norm(d2));
+        for (int k = 0; k < 4; ++k)
+          L = Kokkos::min(L, norm(x[(k + 1) % 4] - x[k]));
         dt = Kokkos::min(dt, L);
         // Rotary inertia: rho h (h^2 / 12), raised to rho h A / 8 for thin elements so that the
         // rotational modes do not limit the step (the seed's examples have h << element size).
@@ -97,30 +123,48 @@ void ShellModel::setup_nodes() {
         }
         for (int k = 0; k < 4; ++k) {
           share(e, k, 0) = m[k], share(e, k, 1) = m[k] * inertia;
-          share(e, k, 2) = nrm.x, share(e, k, 3) = nrm.y, share(e, k, 4) = nrm.z;
+          share(e, k, 2) = nrm.x, share(e, k, 3) = nrm.y, share(e, k, 4) = nrm.z, share(e, k, 5) = norm(nrm);
         }
       },
       Kokkos::Min<double>(dt_min));
   dt_critical_ = parts_ ? parts_->comm().min(dt_min / c) : dt_min / c;
   const Crs n2e = build_node2elem(mesh_);
   const auto off = n2e.offsets, elems = n2e.indices;
+  RealView normals(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::shell::normals_sum"), nn);
   Kokkos::parallel_for(
       "fegpu::shell::node_setup", range(0, nn), KOKKOS_LAMBDA(Index n) {
-        double s[5] = {0, 0, 0, 0, 0};
+        double s[6] = {0, 0, 0, 0, 0, 0};
         for (Index i = off(n); i < off(n + 1); ++i) {
           const Index e = elems(i);
           for (int k = 0; k < 4; ++k)
             if (conn(e, k) == n)
-              for (int j = 0; j < 5; ++j)
+              for (int j = 0; j < 6; ++j)
                 s[j] += share(e, k, j);
         }
         mass(n) = s[0], rotary(n) = s[1];
         store(D, n, Vec3{s[2], s[3], s[4]});
+        normals(n) = s[5];
       });
   if (parts_) { // a shared node's sums over every rank's elements (the normal's before its length)
     parts_->sum(mass_);
     parts_->sum(rotary_);
     parts_->sum(D_);
+    parts_->sum(normals);
+  }
+  // A node whose elements' normals cancel has no director: the surface folds back on itself there
+  // (a cylinder of two cells around is two flat panels, one on the other).
+  Index folded = nn;
+  Kokkos::parallel_reduce(
+      "fegpu::shell::check_directors", range(0, nn),
+      KOKKOS_LAMBDA(Index n, Index & first) {
+        if (!(norm(load(D, n)) > 1e-8 * normals(n)) && n < first) first = n;
+      },
+      Kokkos::Min<Index>(folded));
+  if (folded < nn) {
+    GlobalId id = folded + 1;
+    if (mesh_.node_gid.extent(0) > std::size_t(folded)) Kokkos::deep_copy(id, Kokkos::subview(mesh_.node_gid, folded));
+    throw InputError(mesh_.source + ": the shell folds back on itself at node " + std::to_string(id) +
+                     " (the normals of its elements cancel)");
   }
   Kokkos::parallel_for(
       "fegpu::shell::normalise_directors", range(0, nn), KOKKOS_LAMBDA(Index n) {

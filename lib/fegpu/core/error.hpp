@@ -43,9 +43,13 @@ private:
   int signal_;
 };
 
-/// Makes SIGINT and SIGTERM ask the run to stop after its current step instead of ending the
-/// process at once; stop_requested() is then the signal's number (0 until one came).
-void catch_stop_signals();
+/// SIGINT and SIGTERM: until stop_after_step() (set-up, where nothing has been written) they end
+/// the process at once with 128 + the signal's number and, where `announce_setup_stops`, a line
+/// saying so; after it they ask the run to stop after its current step, and stop_requested() is
+/// then the signal's number (0 until one came). Many ranks announce nothing: MPI_Abort ends the
+/// other ranks of a failed one by SIGTERM, and the failure's one message must stay the only one.
+void catch_stop_signals(bool announce_setup_stops = true);
+void stop_after_step();
 int stop_requested();
 /// "SIGINT", "SIGTERM" or "signal N".
 std::string signal_name(int signal);

@@ -33,6 +33,7 @@ OutputConfig OutputConfig::parse(const InputNode &s) {
 
 ExodusFormat parse_exodus_format(const InputNode &output) {
   ExodusFormat f;
+  f.chosen = output.has("format");
   f.netcdf4 = output.get_choice("format", {"classic", "netcdf4"}, "classic") == "netcdf4";
   if (output.has("compression")) {
     if (!f.netcdf4) output.child("compression").error("compression needs format: netcdf4");

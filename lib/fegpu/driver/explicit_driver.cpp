@@ -180,7 +180,7 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
       if (output.fields)
         writer = std::make_unique<AsyncExodusWriter>(opts.output_path(output.file), vars,
                                                      int(restart->number("run.exodus_file")),
-                                                     int(restart->number("run.exodus_frames")));
+                                                     int(restart->number("run.exodus_frames")), output.format);
       next_output = restart->number("run.next_output");
       checkpoint_due.set_next(restart->number("run.checkpoint_next"));
       if (!hc.file.empty() && restart->has("run.history_bytes")) {
@@ -193,6 +193,9 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
         writer = std::make_unique<AsyncExodusWriter>(
             output_file(opts, output, parts), gathered ? parts->global_mesh() : in.output_mesh(), vars, in.title(),
             output.format, parts && !gathered ? &parts->exodus_part() : nullptr);
+      if (writer && !writer->netcdf4_because().empty() && !opts.quiet)
+        std::printf("output: netCDF-4 (as format: netcdf4), since the classic format cannot hold this mesh: %s\n",
+                    writer->netcdf4_because().c_str());
       write_frame(writer.get(), in, s, e);
     }
     if (!hc.file.empty() && !history) { // (a restart's histories start here if its first run had none)
@@ -273,8 +276,8 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
         // a restart to replace.
         const bool end = n == s.total;
         const bool stops = stop_signal != 0 || (n == s.steps && !end);
-        const bool frame_due = (every_steps > 0 && n % every_steps == 0) ||
-                               (every_time > 0 && t >= next_output - 1e-9 * s.dt) || end;
+        const bool frame_due =
+            (every_steps > 0 && n % every_steps == 0) || (every_time > 0 && t >= next_output - 1e-9 * s.dt) || end;
         const bool row_due = !hc.file.empty() && (history_due.due(n, t, s.dt) || end);
         const bool checkpoint_now = cc.enabled && (checkpoint_due.due(n, t, s.dt) || stops) && !end;
         const auto frame = [&] {

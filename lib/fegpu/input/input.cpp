@@ -191,6 +191,33 @@ void Input::check_keys(const YAML::Node &node, const std::string &path, const st
   }
 }
 
+void Input::check_size(const YAML::Node &root, const std::string &file) {
+  // An alias stands for its anchor's whole value, so aliases of aliases multiply: ten levels of
+  // nine (the "billion laughs") are 9^10 values in a file of a few hundred bytes, which every walk
+  // over the input (the checks of keys, the fingerprint) would visit. The values as expanded are
+  // counted, stopping at the budget, before any such walk.
+  constexpr std::size_t kBudget = 1000000;
+  std::size_t seen = 0;
+  std::vector<YAML::Node> stack = {root};
+  while (!stack.empty()) {
+    const YAML::Node n = stack.back();
+    stack.pop_back();
+    if (++seen > kBudget)
+      throw InputError("the input expands to more than " + std::to_string(kBudget) +
+                           " values (YAML aliases repeated inside one another?)",
+                       SourceLocation{file, 1, 1});
+    if (n.IsMap()) {
+      for (const auto &kv : n) {
+        stack.push_back(kv.first);
+        stack.push_back(kv.second);
+      }
+    } else if (n.IsSequence()) {
+      for (const auto &v : n)
+        stack.push_back(v);
+    }
+  }
+}
+
 Input Input::from_file(const std::string &filename) {
   std::ifstream in(filename);
   if (!in) throw InputError("cannot open input file", SourceLocation{filename, -1, -1});
@@ -210,6 +237,7 @@ Input Input::from_string(const std::string &text, const std::string &name) {
   }
   if (!input.root_.IsMap())
     throw InputError("the input must be a YAML map of sections (physics, mesh, ...)", SourceLocation{name, 1, 1});
+  check_size(input.root_, name);
   check_keys(input.root_, "", name);
   return input;
 }

@@ -89,6 +89,7 @@ public:
 
 private:
   /// Throws InputError for a key given twice in one map, or a key that is a list or a map.
+  static void check_size(const YAML::Node &root, const std::string &file);
   static void check_keys(const YAML::Node &node, const std::string &path, const std::string &file);
   YAML::Node root_;
   std::shared_ptr<detail::InputRecord> record_;

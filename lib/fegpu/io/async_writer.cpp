@@ -23,13 +23,14 @@ void quiet_hdf5_on_this_thread() {
 AsyncExodusWriter::AsyncExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title,
                                      ExodusFormat format, const ExodusPart *part, std::size_t depth)
     : writer_(std::make_unique<ExodusWriter>(path, mesh, std::move(vars), std::move(title), format, part)),
-      depth_(depth), replaced_(writer_->replaced()), base_(path), path_(writer_->path()) {
+      depth_(depth), replaced_(writer_->replaced()), base_(path), path_(writer_->path()),
+      netcdf4_because_(writer_->netcdf4_because()) {
   thread_ = std::thread([this] { loop(); });
 }
 
 AsyncExodusWriter::AsyncExodusWriter(std::string path, ExodusVariables vars, int file_index, int frames,
-                                     std::size_t depth)
-    : writer_(std::make_unique<ExodusWriter>(path, std::move(vars), file_index, frames)), depth_(depth),
+                                     ExodusFormat format, std::size_t depth)
+    : writer_(std::make_unique<ExodusWriter>(path, std::move(vars), file_index, frames, format)), depth_(depth),
       replaced_(true), frames_in_file_(frames), file_index_(file_index), base_(path), path_(writer_->path()) {
   thread_ = std::thread([this] { loop(); });
 }

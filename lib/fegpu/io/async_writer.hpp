@@ -23,7 +23,8 @@ public:
   AsyncExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title,
                     ExodusFormat format = {}, const ExodusPart *part = nullptr, std::size_t depth = 4);
   /// Continues a series after a restart (ExodusWriter's continuing constructor).
-  AsyncExodusWriter(std::string path, ExodusVariables vars, int file_index, int frames, std::size_t depth = 4);
+  AsyncExodusWriter(std::string path, ExodusVariables vars, int file_index, int frames, ExodusFormat format = {},
+                    std::size_t depth = 4);
   ~AsyncExodusWriter();
   AsyncExodusWriter(const AsyncExodusWriter &) = delete;
   AsyncExodusWriter &operator=(const AsyncExodusWriter &) = delete;
@@ -43,6 +44,8 @@ public:
   int file_index() const { return file_index_; }
   /// Whether the first file of the series replaced an earlier file of that name.
   bool replaced() const { return replaced_; }
+  /// Why the first file is netCDF-4 though the input chose no format (ExodusWriter), or "".
+  const std::string &netcdf4_because() const { return netcdf4_because_; }
   /// Frames queued since the current file began (written or not).
   int frames_in_file() const { return frames_in_file_; }
   /// The file the last queued frame goes to.
@@ -67,7 +70,7 @@ private:
   bool busy_ = false, stop_ = false, replaced_ = false;
   std::exception_ptr error_;
   int frames_in_file_ = 0, file_index_ = 1;
-  std::string base_, path_;
+  std::string base_, path_, netcdf4_because_;
   std::thread thread_;
 };
 

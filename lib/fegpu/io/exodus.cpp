@@ -1,12 +1,14 @@
 #include "fegpu/io/exodus.hpp"
 
 #include "exodus_call.hpp"
+#include "fegpu/io/netcdf_file.hpp"
 #include "fegpu/io/output_files.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <utility>
 
 namespace fegpu {
@@ -42,102 +44,42 @@ std::vector<std::string> get_names(int exoid, ex_entity_type kind, std::size_t c
   return out;
 }
 
-/// Cuts the netCDF file `path` back to its first `records` records (frames), keeping everything
-/// else: a copy through the netCDF API under a temporary name, then a rename (netCDF cannot shorten
-/// the unlimited dimension in place). A restart needs it where the stopped run wrote frames past
-/// its checkpoint and the continued run may end before it writes over them all.
-void keep_first_records(const std::string &path, std::size_t records) {
-  const auto nc = [&](int status, const char *what) {
-    if (status != NC_NOERR)
-      throw RunError(std::string("cannot cut the Exodus file '") + path + "' back to its checkpoint (" + what +
-                     "): " + nc_strerror(status));
-  };
-  int in = -1, out = -1;
-  nc(nc_open(path.c_str(), NC_NOWRITE, &in), "nc_open");
-  const std::string partial = path + ".partial";
-  struct Closer {
-    int &in, &out;
-    const std::string &partial;
-    bool done = false;
-    ~Closer() {
-      if (in >= 0) nc_close(in);
-      if (out >= 0) nc_close(out);
-      if (!done) std::remove(partial.c_str());
-    }
-  } closer{in, out, partial};
-  int format = 0, ndims = 0, nvars = 0, natts = 0, unlimited = -1;
-  nc(nc_inq_format(in, &format), "nc_inq_format");
-  nc(nc_inq(in, &ndims, &nvars, &natts, &unlimited), "nc_inq");
-  const int mode = NC_CLOBBER | (format == NC_FORMAT_64BIT_OFFSET ? NC_64BIT_OFFSET : 0) |
-                   (format == NC_FORMAT_CDF5 ? NC_64BIT_DATA : 0) | (format == NC_FORMAT_NETCDF4 ? NC_NETCDF4 : 0) |
-                   (format == NC_FORMAT_NETCDF4_CLASSIC ? NC_NETCDF4 | NC_CLASSIC_MODEL : 0);
-  nc(nc_create(partial.c_str(), mode, &out), "nc_create");
-  nc(nc_set_fill(out, NC_NOFILL, nullptr), "nc_set_fill");
-  char name[NC_MAX_NAME + 1];
-  for (int d = 0; d < ndims; ++d) {
-    std::size_t len = 0;
-    int id = -1;
-    nc(nc_inq_dim(in, d, name, &len), "nc_inq_dim");
-    nc(nc_def_dim(out, name, d == unlimited ? NC_UNLIMITED : len, &id), "nc_def_dim");
-  }
-  for (int a = 0; a < natts; ++a) {
-    nc(nc_inq_attname(in, NC_GLOBAL, a, name), "nc_inq_attname");
-    nc(nc_copy_att(in, NC_GLOBAL, name, out, NC_GLOBAL), "nc_copy_att");
-  }
-  const bool hdf5 = format == NC_FORMAT_NETCDF4 || format == NC_FORMAT_NETCDF4_CLASSIC;
-  for (int v = 0; v < nvars; ++v) {
-    nc_type type;
-    int vdims = 0, vatts = 0, dims[NC_MAX_VAR_DIMS], id = -1;
-    nc(nc_inq_var(in, v, name, &type, &vdims, dims, &vatts), "nc_inq_var");
-    nc(nc_def_var(out, name, type, vdims, dims, &id), "nc_def_var");
-    if (hdf5) { // the compression and chunks the writer chose
-      int shuffle = 0, deflate = 0, level = 0, storage = 0;
-      std::vector<std::size_t> chunks(std::max(vdims, 1));
-      nc(nc_inq_var_deflate(in, v, &shuffle, &deflate, &level), "nc_inq_var_deflate");
-      if (deflate) nc(nc_def_var_deflate(out, id, shuffle, deflate, level), "nc_def_var_deflate");
-      nc(nc_inq_var_chunking(in, v, &storage, chunks.data()), "nc_inq_var_chunking");
-      if (storage == NC_CHUNKED) nc(nc_def_var_chunking(out, id, NC_CHUNKED, chunks.data()), "nc_def_var_chunking");
-    }
-    for (int a = 0; a < vatts; ++a) {
-      nc(nc_inq_attname(in, v, a, name), "nc_inq_attname");
-      nc(nc_copy_att(in, v, name, out, id), "nc_copy_att");
-    }
-  }
-  nc(nc_enddef(out), "nc_enddef");
-  std::vector<char> buf;
-  for (int v = 0; v < nvars; ++v) { // a record at a time, so that a frame's variables fit in memory
-    nc_type type;
-    int vdims = 0, dims[NC_MAX_VAR_DIMS];
-    nc(nc_inq_var(in, v, nullptr, &type, &vdims, dims, nullptr), "nc_inq_var");
-    std::size_t type_size = 0;
-    nc(nc_inq_type(in, type, nullptr, &type_size), "nc_inq_type");
-    std::vector<std::size_t> start(std::max(vdims, 1), 0), count(std::max(vdims, 1), 1);
-    std::size_t per_record = 1, n_records = 1;
-    for (int k = 0; k < vdims; ++k) {
-      nc(nc_inq_dimlen(in, dims[k], &count[k]), "nc_inq_dimlen");
-      if (k == 0 && dims[0] == unlimited) {
-        n_records = std::min(count[0], records);
-        count[0] = 1;
-      }
-      per_record *= count[k];
-    }
-    if (per_record == 0) continue;
-    buf.resize(per_record * type_size);
-    for (std::size_t r = 0; r < n_records; ++r) {
-      if (vdims > 0 && dims[0] == unlimited) start[0] = r;
-      nc(nc_get_vara(in, v, start.data(), count.data(), buf.data()), "nc_get_vara");
-      nc(nc_put_vara(out, v, start.data(), count.data(), buf.data()), "nc_put_vara");
-    }
-  }
-  const int status = nc_close(out);
-  out = -1;
-  nc(status, "nc_close");
-  if (std::rename(partial.c_str(), path.c_str()) != 0)
-    throw RunError("cannot cut the Exodus file '" + path + "' back to its checkpoint: the rename failed");
-  closer.done = true;
+} // namespace
+
+std::string classic_format_overflow(double nodes, double elements, double largest_block, int npe, bool element_fields) {
+  // The classic format's largest array is 2^32 - 4 bytes. The file's arrays that grow with the
+  // mesh: a coordinate and a nodal field of a frame (8 bytes a node), a block's connectivity (4 a
+  // node of each element), an element field of a block in a frame (8 an element), the element id
+  // map (4 an element).
+  constexpr double kLargest = 4294967292.0;
+  char why[200] = "";
+  if (8 * nodes > kLargest)
+    std::snprintf(why, sizeof why, "a coordinate or a nodal field of its %.4g nodes takes %.3g GB", nodes,
+                  8 * nodes / 1e9);
+  else if (4.0 * npe * largest_block > kLargest)
+    std::snprintf(why, sizeof why, "the connectivity of its largest block takes %.3g GB",
+                  4.0 * npe * largest_block / 1e9);
+  else if (element_fields && 8 * largest_block > kLargest)
+    std::snprintf(why, sizeof why, "an element field of its largest block (%.4g elements) takes %.3g GB", largest_block,
+                  8 * largest_block / 1e9);
+  else if (4 * elements > kLargest)
+    std::snprintf(why, sizeof why, "the id map of its %.4g elements takes %.3g GB", elements, 4 * elements / 1e9);
+  return why;
 }
 
-} // namespace
+std::string classic_format_overflow(const HostMesh &mesh, const ExodusVariables &vars) {
+  const int npe = element_info(mesh.type).nodes;
+  double elements = double(mesh.conn.size() / npe), block = mesh.blocks.empty() ? elements : 0;
+  for (const auto &b : mesh.blocks)
+    block = std::max(block, double(b.end - b.begin));
+  std::string why = classic_format_overflow(double(mesh.xyz.size() / 3), elements, block, npe, !vars.element.empty());
+  for (const auto &b : mesh.extra_blocks) { // (cohesive elements, of their own node count)
+    elements += double(b.size());
+    if (why.empty())
+      why = classic_format_overflow(0, elements, double(b.size()), b.nodes_per_elem, !vars.element.empty());
+  }
+  return why;
+}
 
 std::string ExodusWriter::series_name(const std::string &base, int index) {
   // ParaView's restart convention: name.e, name.e-s.0001, name.e-s.0002, ... read as one dataset
@@ -160,8 +102,8 @@ ExodusWriter::ExodusWriter(std::string path, const HostMesh &mesh, ExodusVariabl
   open(mesh);
 }
 
-ExodusWriter::ExodusWriter(std::string path, ExodusVariables vars, int file_index, int frames)
-    : base_(std::move(path)), vars_(std::move(vars)), file_index_(file_index) {
+ExodusWriter::ExodusWriter(std::string path, ExodusVariables vars, int file_index, int frames, ExodusFormat format)
+    : base_(std::move(path)), vars_(std::move(vars)), format_(format), file_index_(file_index) {
   ex_opts(0);
   for (int i = file_index + 1; std::filesystem::exists(series_name(base_, i)); ++i)
     std::filesystem::remove(series_name(base_, i));
@@ -170,6 +112,7 @@ ExodusWriter::ExodusWriter(std::string path, ExodusVariables vars, int file_inde
   int cpu_ws = sizeof(double), io_ws = 0;
   float version = 0;
   errno = 0;
+  check_classic_netcdf(p);
   exoid_ = ex_open(p.c_str(), EX_READ, &cpu_ws, &io_ws, &version);
   if (exoid_ >= 0) { // frames past the checkpoint's are gone, also where the run ends before their times
     const auto have = static_cast<std::size_t>(ex_inquire_int(exoid_, EX_INQ_TIME));
@@ -234,6 +177,16 @@ void ExodusWriter::open(const HostMesh &mesh) {
   current_ = series_name(base_, file_index_);
   step_ = 0;
   const std::string &p = current_;
+  if (!format_.netcdf4) {
+    const std::string why = classic_format_overflow(mesh, vars_);
+    if (!why.empty() && format_.chosen)
+      throw InputError("output: format: classic cannot hold '" + p + "': " + why +
+                       " (its arrays stop below 4 GiB); format: netcdf4 can");
+    if (!why.empty()) { // (a fracture series may reach it in a later file)
+      format_.netcdf4 = true;
+      netcdf4_because_ = why;
+    }
+  }
   make_parent_folders(p);
   int cpu_ws = sizeof(double), io_ws = sizeof(double);
   errno = 0;
@@ -417,6 +370,7 @@ void ExodusWriter::write_step(double time, const std::vector<const double *> &no
 }
 
 HostMesh read_exodus_mesh(const std::string &path) {
+  check_classic_netcdf(path);
   ex_opts(0);
   int cpu_ws = sizeof(double), io_ws = 0;
   float version = 0;

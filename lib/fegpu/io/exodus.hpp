@@ -24,7 +24,16 @@ struct ExodusVariables {
 struct ExodusFormat {
   bool netcdf4 = false;
   int compression = 0;
+  bool chosen = false; ///< the input names the format: the classic one is kept (or refused), not exchanged
 };
+
+/// What the classic netCDF format (64-bit offsets: no array of 4 GiB or more) cannot hold of a
+/// file of `mesh` and `vars`, in words; empty where it holds all of it. A writer whose format was
+/// not chosen takes netCDF-4 for such a file; one that was chosen classic refuses it (InputError).
+std::string classic_format_overflow(const HostMesh &mesh, const ExodusVariables &vars);
+/// The same from counts: `nodes`, `elements` (every block's), `npe` nodes an element in the block
+/// of `largest_block` elements, with element fields or without.
+std::string classic_format_overflow(double nodes, double elements, double largest_block, int npe, bool element_fields);
 
 /// One rank's file of a run divided among ranks, and the Nemesis information in it that ties the
 /// files together: name.N.r holds rank r of N (r zero-padded to the digits of N), which ParaView
@@ -52,10 +61,10 @@ public:
   ExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title = "fegpu-kk",
                ExodusFormat format = {}, const ExodusPart *part = nullptr);
   /// Continues the series at `path` (a restart) in its file number `file_index` (1-based) after
-  /// its frame `frames`: frames after it are written over as the run reaches them, later files of
-  /// the series are removed. InputError if that file is missing, has fewer frames or other
-  /// variables.
-  ExodusWriter(std::string path, ExodusVariables vars, int file_index, int frames);
+  /// its frame `frames`: frames after it are removed, later files of the series too, and the
+  /// series' next files are of `format`. InputError if that file is missing, has fewer frames or
+  /// other variables.
+  ExodusWriter(std::string path, ExodusVariables vars, int file_index, int frames, ExodusFormat format = {});
   ~ExodusWriter();
   ExodusWriter(const ExodusWriter &) = delete;
   ExodusWriter &operator=(const ExodusWriter &) = delete;
@@ -68,6 +77,8 @@ public:
   void close();
   /// Whether the first file of the series replaced an earlier file of that name.
   bool replaced() const { return replaced_; }
+  /// Why the file is netCDF-4 where the input chose no format (classic_format_overflow), or "".
+  const std::string &netcdf4_because() const { return netcdf4_because_; }
 
   const std::string &path() const { return current_; }
   int steps_in_file() const { return step_; }
@@ -78,7 +89,7 @@ private:
   void open(const HostMesh &mesh);
   /// Whether element variable v is defined on block k (the truth table).
   bool defined(std::size_t k, std::size_t v) const { return truth_[k * vars_.element.size() + v] != 0; }
-  std::string base_, current_, title_;
+  std::string base_, current_, title_, netcdf4_because_;
   ExodusVariables vars_;
   ExodusFormat format_;
   std::unique_ptr<ExodusPart> part_;

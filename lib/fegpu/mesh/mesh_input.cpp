@@ -26,7 +26,7 @@ ElementType parse_type(const InputNode &s, const std::vector<ElementType> &allow
 /// indices are 32-bit (a node's dofs and an element's connectivity are counted in them), and the
 /// run's memory must fit in this machine's. `cells` and `lattice` (the nodes' lattice,
 /// an upper bound) come from the generator's parameters.
-void check_size(const InputNode &s, double cells, double per_cell, double lattice, int nodes_per_elem) {
+void check_size(const InputNode &s, double cells, double per_cell, double lattice, int nodes_per_elem, bool classic) {
   const double elems = cells * per_cell, limit = std::numeric_limits<Index>::max();
   // The host mesh, its copy on the device and what a module builds from them: about 12 bytes an
   // element per node and 200 more, 120 a node (a measured T6 model takes 100 to 300 an element).
@@ -40,6 +40,13 @@ void check_size(const InputNode &s, double cells, double per_cell, double lattic
                   elems, lattice, limit);
     s.error(msg);
   }
+  // Whatever this machine's memory, the output: a mesh the classic Exodus format cannot hold is refused now
+  // where the input names that format (without a name, the writer takes netCDF-4 for it).
+  if (classic)
+    if (const std::string why = classic_format_overflow(lattice, elems, elems, nodes_per_elem, true); !why.empty())
+      s.error("output: format: classic cannot hold this mesh: " + why +
+              " (its arrays stop below 4 GiB); format: "
+              "netcdf4 can");
   if (memory > 0 && bytes > memory) {
     std::snprintf(msg, sizeof msg,
                   "the mesh (%.3g elements) would need about %.0f GB of host memory; this machine has %.0f GB", elems,
@@ -48,13 +55,23 @@ void check_size(const InputNode &s, double cells, double per_cell, double lattic
   }
 }
 
+/// Whether the input's output names the classic format.
+bool classic_chosen(const InputNode &root) {
+  if (!root.has("output")) return false;
+  const InputNode out = root.child("output");
+  return out.has("format") && out.child("format").as<std::string>() == "classic";
+}
+
 std::string folder_of(const std::string &file) {
   const auto slash = file.find_last_of('/');
   return slash == std::string::npos ? "." : file.substr(0, slash);
 }
 } // namespace
 
-HostMesh read_mesh_section(const InputNode &s, const std::string &input_file, const std::vector<ElementType> &allowed) {
+HostMesh read_mesh_section(const InputNode &root, const std::string &input_file,
+                           const std::vector<ElementType> &allowed) {
+  const InputNode s = root.child("mesh");
+  const bool classic = classic_chosen(root);
   if (s.has("file")) {
     if (s.has("generator")) s.error("give either 'file' or 'generator', not both");
     std::string path = s.get<std::string>("file");
@@ -88,11 +105,11 @@ HostMesh read_mesh_section(const InputNode &s, const std::string &input_file, co
     if (gen == "cylinder") {
       const int nz = s.get_positive_int("n_z");
       const double l = s.get_positive("length");
-      check_size(s, double(nt) * nz, 1, (nt + 1.0) * (nz + 1.0), 4);
+      check_size(s, double(nt) * nz, 1, (nt + 1.0) * (nz + 1.0), 4, classic);
       return wrap([&] { return generate_cylinder(nt, nz, r, l, ang); });
     }
     const int np = s.get_positive_int("n_phi");
-    check_size(s, double(nt) * np, 1, (nt + 1.0) * (np + 1.0), 4);
+    check_size(s, double(nt) * np, 1, (nt + 1.0) * (np + 1.0), 4, classic);
     const double hole = s.get_positive("hole");
     if (hole >= 90.0) s.child("hole").error("the polar opening must be below 90 degrees");
     return wrap([&] { return generate_hemisphere(nt, np, r, hole, ang); });
@@ -105,7 +122,7 @@ HostMesh read_mesh_section(const InputNode &s, const std::string &input_file, co
     const double lx = s.get_positive("lx"), ly = s.get_positive("ly");
     const double x0 = s.get<double>("x0", 0.0), y0 = s.get<double>("y0", 0.0);
     const bool alternate = s.get_choice("diagonals", {"same", "alternate"}, "same") == "alternate";
-    check_size(s, double(nx) * ny, per_cell, (p * nx + 1) * (p * ny + 1), info.nodes);
+    check_size(s, double(nx) * ny, per_cell, (p * nx + 1) * (p * ny + 1), info.nodes, classic);
     return wrap([&] { return generate_rectangle(type, nx, ny, lx, ly, x0, y0, alternate); });
   }
   if (gen == "annulus") {
@@ -113,13 +130,13 @@ HostMesh read_mesh_section(const InputNode &s, const std::string &input_file, co
     const double ri = s.get_positive("inner_radius"), ro = s.get_positive("outer_radius");
     const double g = s.get_positive("grading", 1.0), ang = s.get_positive("angle", 360.0);
     if (ang > 360.0) s.child("angle").error("must be at most 360 degrees");
-    check_size(s, double(nt) * nr, per_cell, (p * nt + 1) * (p * nr + 1), info.nodes);
+    check_size(s, double(nt) * nr, per_cell, (p * nt + 1) * (p * nr + 1), info.nodes, classic);
     return wrap([&] { return generate_annulus(type, nt, nr, ri, ro, g, ang); });
   }
   const int nt = s.get_positive_int("n_theta"), nr = s.get_positive_int("n_r");
   const double r = s.get_positive("radius"), core = s.get_positive("core", 0.5), g = s.get_positive("grading", 1.0);
   check_size(s, double(nt) * nr + (nt / 4.0) * (nt / 4.0), per_cell, (p * nt + 1) * (p * (nr + nt / 4.0) + 1),
-             info.nodes);
+             info.nodes, classic);
   return wrap([&] { return generate_disc(type, nt, nr, r, core, g); });
 }
 

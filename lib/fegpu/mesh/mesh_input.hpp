@@ -16,9 +16,11 @@
 
 namespace fegpu {
 
-/// Reads the section; `input_file` locates relative mesh paths. `allowed` lists the element types
-/// the calling module accepts (an error names them otherwise).
-HostMesh read_mesh_section(const InputNode &section, const std::string &input_file,
+/// Reads the input's `mesh` section; `input_file` locates relative mesh paths. `allowed` lists the
+/// element types the calling module accepts (an error names them otherwise). A generated mesh is
+/// checked against the program's indices, this machine's memory and, where the output names the
+/// classic Exodus format, that format's limits, before it is made.
+HostMesh read_mesh_section(const InputNode &root, const std::string &input_file,
                            const std::vector<ElementType> &allowed);
 
 /// Throws at `node` (listing the sets the mesh has) unless `sets` holds one named `name`; `kind`
