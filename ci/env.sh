@@ -1,6 +1,28 @@
 # Sourced by the ci/ scripts: decides whether commands run in the host or in the sid root.
 FEGPU_ROOT=${FEGPU_ROOT:-/opt/fegpu-sid}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Sends signal $1 to process $2 or, where that is an mpirun, to the ranks it started (its
+# descendants running fegpu-kk), as a batch system signals every task: Open MPI's mpirun, signalled
+# itself, kills its ranks before they can stop after their step.
+forward() {
+  local sig=$1 top=$2 pids=() p
+  if [ "$(cat /proc/"$top"/comm 2>/dev/null)" = mpirun ] || [ "$(cat /proc/"$top"/comm 2>/dev/null)" = prterun ]; then
+    local front=("$top")
+    while [ ${#front[@]} -gt 0 ]; do
+      local next=()
+      for p in "${front[@]}"; do
+        for c in $(cat /proc/"$p"/task/*/children 2>/dev/null); do
+          next+=("$c")
+          [ "$(cat /proc/"$c"/comm 2>/dev/null)" = fegpu-kk ] && pids+=("$c")
+        done
+      done
+      front=("${next[@]}")
+    done
+  fi
+  [ ${#pids[@]} -gt 0 ] || pids=("$top")
+  kill -"$sig" "${pids[@]}" 2>/dev/null || true
+}
+
 # In the root the repository is bind-mounted at the same path, so paths stay valid.
 in_env() {
   if [ -f "$FEGPU_ROOT/.fegpu-ready" ] && [ "${FEGPU_USE_HOST:-}" != 1 ]; then
@@ -29,8 +51,8 @@ in_env() {
     child=$!
     # SIGINT and SIGTERM go on to the command (fegpu-kk then stops after its step), which this
     # shell waits for: killed alone, the shell would leave it running on, orphaned.
-    trap 'kill -INT $child 2>/dev/null' INT
-    trap 'kill -TERM $child 2>/dev/null' TERM
+    trap 'forward INT $child' INT
+    trap 'forward TERM $child' TERM
     wait "$child" || status=$?
     while kill -0 "$child" 2>/dev/null; do # a signal ended the wait, not the command
       status=0

@@ -10,10 +10,12 @@
 #include "fegpu/mesh/generators.hpp"
 #include "fegpu/parallel/distribute.hpp"
 
+#include <csignal>
 #include <cstdlib>
 #include <map>
 #include <numeric>
 #include <set>
+#include <thread>
 
 using fegpu::ElementType;
 using fegpu::GlobalId;
@@ -523,6 +525,157 @@ output: {file: bar.e, every_time: 1000.0}
   EXPECT_EQ(r.status, 3) << r.err;
   EXPECT_EQ(lines_with(r.err, "run failed: unstable"), 1) << r.err;
   EXPECT_EQ(lines_with(r.err, "MPI_ABORT"), 0) << "every rank saw it: no abort needed\n" << r.err;
+}
+
+namespace {
+/// Every frame of every rank file of output `base` in a and b alike, bit for bit; the frames compared.
+int same_rank_files(const fs::path &a, const fs::path &b, const std::string &base, int ranks) {
+  int frames = 0;
+  for (int q = 0; q < ranks; ++q) {
+    const std::string name = fegpu::ExodusPart::file_name(base, q, ranks);
+    const fegpu::ExodusReader x((a / name).string()), y((b / name).string());
+    EXPECT_EQ(x.times(), y.times()) << name;
+    for (int k = 1; k <= static_cast<int>(std::min(x.times().size(), y.times().size())); ++k, ++frames) {
+      for (const auto &v : x.variable_names('n'))
+        EXPECT_EQ(x.nodal(k, v), y.nodal(k, v)) << name << " frame " << k << " " << v;
+      for (const auto &v : x.variable_names('e'))
+        EXPECT_EQ(x.element(k, v), y.element(k, v)) << name << " frame " << k << " " << v;
+      EXPECT_EQ(x.global(k), y.global(k)) << name << " frame " << k;
+    }
+  }
+  return frames;
+}
+
+/// The processes named fegpu-kk that descend from `top` (mpiexec's ranks).
+std::vector<pid_t> ranks_of(pid_t top) {
+  std::vector<pid_t> found, front = {top};
+  while (!front.empty()) {
+    std::vector<pid_t> next;
+    for (pid_t p : front)
+      for (const auto &task : fs::directory_iterator("/proc/" + std::to_string(p) + "/task")) {
+        std::ifstream in(task.path() / "children");
+        for (pid_t c; in >> c;) {
+          next.push_back(c);
+          std::ifstream comm("/proc/" + std::to_string(c) + "/comm");
+          std::string name;
+          if (comm >> name && name == "fegpu-kk") found.push_back(c);
+        }
+      }
+    front = next;
+  }
+  return found;
+}
+} // namespace
+
+TEST_F(Mpi, RestartsOnTwoRanksAreTheRunThatWentThrough) {
+  // The pulled strip and the pressed plate on 2 ranks: stopped by --max-steps, and by SIGTERM sent
+  // to the ranks (as a batch system sends it to every task), then continued from the checkpoint
+  // each stop names: every rank's file and the histories are the run's that went through, bit for
+  // bit (the shared nodes' sums go in rank order).
+  const std::string strip = R"(physics: elastodynamics
+mesh: {generator: rectangle, element: tri6, nx: 16, ny: 4, lx: 1.0, ly: 0.25}
+materials:
+  m: {density: 1.0, youngs_modulus: 1.0, poissons_ratio: 0.25}
+boundary_conditions:
+  - {type: displacement, node_set: left, components: [x, y], value: 0.0}
+  - {type: velocity, node_set: right, components: x, value: 0.01, function: {t: [0, 1, 3], f: [0, 1, 1]}}
+time: {end_time: END}
+solver: {scatter: coloring}
+output:
+  file: pulled.e
+  every_steps: 7
+  histories: {every_steps: 3, reactions: [{name: pull, side_set: right}], probes: [{name: end, field: velocity, point: [1, 0.1]}]}
+  checkpoint: {every_steps: 40}
+)";
+  const std::string plate = R"(physics: explicit_shell
+mesh: {generator: disc, element: shell4, n_theta: 16, n_r: 4, radius: 10.0}
+material: {density: 7.85e-9, youngs_modulus: 206000.0, poissons_ratio: 0.3, thickness: 0.5}
+boundary_conditions:
+  - {type: fixed, node_set: outer, dofs: [uz]}
+loads:
+  - {type: pressure, value: 1.0e-4}
+solver: {scheme: standard, scatter: coloring, damping: 2000.0}
+time: {end_time: END}
+output:
+  file: plate.e
+  every_time: 2.0e-5
+  histories: {every_steps: 7, probes: [{name: c, field: rotation, point: [5, 0, 0]}]}
+  checkpoint: {every_steps: 100}
+)";
+  // The longer runs that the signal stops: a few seconds, with sparser frames and rows.
+  struct Case {
+    std::string yaml, base, histories, short_end, long_end, cadence, long_cadence, rows, long_rows;
+  };
+  for (const Case &c : {Case{strip, "pulled.e", "pulled_histories.csv", "3.0", "150.0", "every_steps: 7",
+                             "every_steps: 501", "{every_steps: 3,", "{every_steps: 99,"},
+                        Case{plate, "plate.e", "plate_histories.csv", "2.0e-4", "1.0e-2", "every_time: 2.0e-5",
+                             "every_time: 1.0e-3", "{every_steps: 7,", "{every_steps: 99,"}}) {
+    SCOPED_TRACE(c.base);
+    const std::string input = write_input("input.yaml", replace(c.yaml, "END", c.short_end));
+    ASSERT_EQ(mpirun(2, input, "whole").status, 0) << slurp(dir_ / "stderr");
+    Result r = mpirun(2, input, "stopped", "--max-steps 130");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto named = r.out.find("--restart ");
+    ASSERT_NE(named, std::string::npos) << r.out;
+    const std::string checkpoint = r.out.substr(named + 10, r.out.find(" continues it") - named - 10);
+    r = mpirun(2, input, "stopped", "--restart " + checkpoint);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_GT(same_rank_files(dir_ / "whole", dir_ / "stopped", c.base, 2), 4);
+    EXPECT_EQ(slurp(dir_ / "stopped" / c.histories), slurp(dir_ / "whole" / c.histories));
+    // A checkpoint of 2 ranks does not continue a run of 3.
+    r = mpirun(3, input, "three", "--restart " + checkpoint);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_EQ(lines_with(r.err, "fegpu-kk:"), 1) << r.err;
+    EXPECT_NE(r.err.find("a run on 2 ranks"), std::string::npos) << r.err;
+
+    // SIGTERM to both ranks in the time loop of a longer run, then the restart.
+    const std::string long_input =
+        write_input("long.yaml", replace(replace(replace(c.yaml, "END", c.long_end), c.cadence, c.long_cadence), c.rows,
+                                         c.long_rows));
+    ASSERT_EQ(mpirun(2, long_input, "long_whole").status, 0) << slurp(dir_ / "stderr");
+    fs::remove(dir_ / "stdout"); // (the runs before wrote it)
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      std::freopen((dir_ / "stdout").c_str(), "w", stdout);
+      std::freopen((dir_ / "stderr").c_str(), "w", stderr);
+      const std::string flags = FEGPU_MPIEXEC_FLAGS;
+      std::vector<std::string> args = {FEGPU_MPIEXEC};
+      for (std::size_t at = 0; at < flags.size();) {
+        const auto end = std::min(flags.find(' ', at), flags.size());
+        if (end > at) args.push_back(flags.substr(at, end - at));
+        at = end + 1;
+      }
+      for (const std::string a : {"-np", "2", FEGPU_APP, long_input.c_str(), "--output-dir"})
+        args.push_back(a);
+      args.push_back((dir_ / "long_stopped").string());
+      std::vector<char *> argv;
+      for (auto &a : args)
+        argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    for (int i = 0; i < 600 && slurp(dir_ / "stdout").find("time step") == std::string::npos; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const auto ranks = ranks_of(pid);
+    ASSERT_EQ(ranks.size(), 2u);
+    for (pid_t q : ranks)
+      kill(q, SIGTERM);
+    int raw = 0;
+    waitpid(pid, &raw, 0);
+    const std::string err = slurp(dir_ / "stderr");
+    ASSERT_TRUE(WIFEXITED(raw)) << err;
+    EXPECT_EQ(WEXITSTATUS(raw), 143) << err;
+    const auto stop = err.find("--restart ");
+    ASSERT_NE(stop, std::string::npos) << err;
+    const std::string at_stop = err.substr(stop + 10, err.find(" continues it") - stop - 10);
+    r = mpirun(2, long_input, "long_stopped", "--restart " + at_stop);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_GT(same_rank_files(dir_ / "long_whole", dir_ / "long_stopped", c.base, 2), 4);
+    EXPECT_EQ(slurp(dir_ / "long_stopped" / c.histories), slurp(dir_ / "long_whole" / c.histories));
+  }
 }
 
 #endif // FEGPU_HAVE_MPI

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <optional>
 
 namespace fegpu {
@@ -124,10 +125,72 @@ std::vector<double> history_row(ExplicitIntegrator &in, const Schedule &s, const
   return row;
 }
 
+/// Runs `check`; on many ranks an InputError one rank finds of its own (its checkpoint's file)
+/// becomes every rank's, the lowest such rank's message (InputError::every_rank: rank 0 says it,
+/// every rank ends with exit 2). Collective.
+template <class Check> void agree_on_input_errors(Check &&check) {
+  const parallel::Comm &comm = parallel::world();
+  if (comm.size() == 1) return check();
+  std::string mine;
+  bool failed = false;
+  try {
+    check();
+  } catch (const InputError &e) {
+    mine = e.what(), failed = true;
+  }
+  const int first = static_cast<int>(comm.min(failed ? double(comm.rank()) : double(comm.size())));
+  if (first == comm.size()) return;
+  std::vector<int> text(mine.begin(), mine.end()), length = {int(mine.size())};
+  comm.broadcast(length, first);
+  text.resize(std::size_t(length[0]));
+  comm.broadcast(text, first);
+  InputError e(first == 0 ? std::string(text.begin(), text.end())
+                          : "rank " + std::to_string(first) + ": " + std::string(text.begin(), text.end()));
+  e.every_rank = true;
+  throw e;
+}
+
+/// This rank's file of a checkpoint: on many ranks `path` with the rank's suffix (name.N.r).
+std::string rank_file(const std::string &path, const parallel::Decomposition *parts) {
+  return parts ? ExodusPart::file_name(path, parts->comm().rank(), parts->comm().size()) : path;
+}
+
+/// This rank's checkpoint, read; where it is missing but a run on another number of ranks wrote
+/// that checkpoint, InputError saying so.
+std::unique_ptr<CheckpointReader> read_checkpoint(const std::string &path, const parallel::Decomposition *parts) {
+  const std::string mine = rank_file(path, parts);
+  std::error_code ec;
+  if (!std::filesystem::exists(mine, ec)) {
+    const int ranks = parts ? parts->comm().size() : 1;
+    const auto written_by = [&](int n) {
+      throw InputError("the checkpoint '" + path + "' was written by a run on " + std::to_string(n) +
+                       " ranks, and this run has " + std::to_string(ranks));
+    };
+    if (parts && std::filesystem::exists(path, ec)) written_by(1);
+    for (int n = 2; n <= 4096; n *= 2) // the usual counts first, then every other
+      if (n != ranks && std::filesystem::exists(ExodusPart::file_name(path, 0, n), ec)) written_by(n);
+    for (int n = 3; n <= 4096; ++n)
+      if (n != ranks && std::filesystem::exists(ExodusPart::file_name(path, 0, n), ec)) written_by(n);
+  }
+  return std::make_unique<CheckpointReader>(mine);
+}
+
 /// A checkpoint this run can continue from: InputError unless it steps by this schedule's dt and
-/// stops before this run would (--max-steps at or below its step leaves nothing to continue).
-void check_restart(const CheckpointReader &r, const Schedule &s) {
+/// stops before this run would (--max-steps at or below its step leaves nothing to continue), and,
+/// on many ranks, is this rank's part of the same division.
+void check_restart(const CheckpointReader &r, const Schedule &s, const parallel::Decomposition *parts) {
   char msg[240];
+  const int ranks = parts ? parts->comm().size() : 1;
+  if (int(r.has("run.ranks") ? r.number("run.ranks") : 1) != ranks)
+    r.mismatch("it was written by a run on " + std::to_string(int(r.has("run.ranks") ? r.number("run.ranks") : 1)) +
+               " ranks, and this run has " + std::to_string(ranks));
+  if (parts) {
+    const auto &places = r.integers("run.node_places");
+    bool same = places.size() == parts->mesh().xyz.size() / 3;
+    for (std::size_t k = 0; same && k < places.size(); ++k)
+      same = places[k] == parts->node_index(Index(k));
+    if (!same) r.mismatch("its rank's part of the mesh is not this rank's (another division)");
+  }
   if (r.number("run.dt") != s.dt) {
     std::snprintf(msg, sizeof msg,
                   "it steps by %.17g, this input by %.17g (time.end_time, dt or safety_factor changed)",
@@ -151,7 +214,7 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
   const parallel::Decomposition *parts = in.decomposition();
   const parallel::Comm &comm = parallel::world();
   const bool gathered = parts && parts->gathers();
-  if (restart) check_restart(*restart, s);
+  if (restart) check_restart(*restart, s, parts);
   const long first_step = in.steps();
   if (!restart) {
     auto phase = timer.scope("start");
@@ -176,16 +239,19 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
     for (const std::string &g : vars.global)
       columns.push_back({g, global_quantity(g)});
     columns.insert(columns.end(), history_columns.begin(), history_columns.end());
-    if (restart) { // the series and the histories go on from the checkpoint
-      if (output.fields)
-        writer = std::make_unique<AsyncExodusWriter>(opts.output_path(output.file), vars,
+    bool histories_continue = false; // (alike on every rank: rank 0 alone writes them)
+    if (restart) {                   // the series and the histories go on from the checkpoint
+      if (output.fields && (!gathered || comm.root()))
+        writer = std::make_unique<AsyncExodusWriter>(output_file(opts, output, parts), vars,
                                                      int(restart->number("run.exodus_file")),
                                                      int(restart->number("run.exodus_frames")), output.format);
       next_output = restart->number("run.next_output");
       checkpoint_due.set_next(restart->number("run.checkpoint_next"));
-      if (!hc.file.empty() && restart->has("run.history_bytes")) {
-        history = std::make_unique<HistoryWriter>(opts.output_path(hc.file), columns.size(),
-                                                  std::uintmax_t(restart->number("run.history_bytes")));
+      histories_continue = !hc.file.empty() && restart->has("run.history_next");
+      if (histories_continue) {
+        if (comm.root())
+          history = std::make_unique<HistoryWriter>(opts.output_path(hc.file), columns.size(),
+                                                    std::uintmax_t(restart->number("run.history_bytes")));
         history_due.set_next(restart->number("run.history_next"));
       }
     } else if (output.fields) {
@@ -198,7 +264,7 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
                     writer->netcdf4_because().c_str());
       write_frame(writer.get(), in, s, e);
     }
-    if (!hc.file.empty() && !history) { // (a restart's histories start here if its first run had none)
+    if (!hc.file.empty() && !histories_continue) { // (a restart's start here if its first run had none)
       if (comm.root()) history = std::make_unique<HistoryWriter>(opts.output_path(hc.file), columns, hc.units);
       history_due.due(in.steps(), in.time(), s.dt);
       const std::vector<double> row = history_row(in, s, e); // every rank: the values are sums over them
@@ -244,13 +310,22 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
     w.set("run.exodus_frames", writer ? double(writer->frames_in_file()) : 0.0);
     w.set("run.next_output", next_output);
     w.set("run.checkpoint_next", checkpoint_due.next());
-    if (history) {
-      w.set("run.history_bytes", double(history->bytes()));
+    if (!hc.file.empty()) {
+      if (history) w.set("run.history_bytes", double(history->bytes()));
       w.set("run.history_next", history_due.next());
     }
+    // Many ranks: a file a rank (name.N.r, as their output), each of its part, and the part itself
+    // (its nodes' places in the whole mesh), which a restart must find again.
+    if (parts) {
+      w.set("run.ranks", double(comm.size()));
+      std::vector<std::int64_t> places(parts->mesh().xyz.size() / 3);
+      for (std::size_t k = 0; k < places.size(); ++k)
+        places[k] = parts->node_index(Index(k));
+      w.put("run.node_places", std::move(places));
+    }
     last_checkpoint = opts.output_path(cc.file(n));
-    w.write(last_checkpoint);
-    written.push_back(last_checkpoint);
+    written.push_back(rank_file(last_checkpoint, parts));
+    w.write(written.back());
     while (written.size() > static_cast<std::size_t>(cc.keep)) {
       std::remove(written.front().c_str());
       written.pop_front();
@@ -370,11 +445,6 @@ ExplicitSimulation::ExplicitSimulation(const InputNode &root, const RunOptions &
   // (read and ignored on one rank, as output.gather is).
   if (root.has("solver")) overlap_ = root.child("solver").get<bool>("overlap", true);
   identity_ = {root.get<std::string>("physics"), fingerprint(root, {"time", "output"})};
-  if (const int ranks = parallel::world().size(); ranks > 1) {
-    const std::string why = " on one rank only (this run has " + std::to_string(ranks) + ")";
-    if (output_.checkpoint.enabled) root.child("output").child("checkpoint").error("checkpoints are written" + why);
-    if (!opts.restart.empty()) throw InputError("--restart continues a run" + why);
-  }
 }
 
 const HostMesh &ExplicitSimulation::distribute(const HostMesh &global) {
@@ -395,17 +465,18 @@ void ExplicitSimulation::setup() {
     check_output_file(opts_.output_path(output_.histories.file), "output.histories.file");
     history_columns_ = integrator_->history_columns(output_.histories.spec);
   }
-  if (!opts_.restart.empty()) { // a bad checkpoint is bad input, found by --check too
-    restart_ = std::make_unique<CheckpointReader>(opts_.restart);
-    check_identity(*restart_, identity_);
-  }
+  // The schedule now, so that --check refuses a run it would refuse, and warns as it would.
+  const Schedule s(time_, integrator_->critical_time_step());
+  if (!opts_.restart.empty()) // a bad checkpoint is bad input, found by --check too
+    agree_on_input_errors([&] {
+      restart_ = read_checkpoint(opts_.restart, decomposition_.get());
+      check_identity(*restart_, identity_);
+      check_restart(*restart_, s, decomposition_.get());
+    });
   if (!opts_.quiet) {
     std::printf("%s%s\n", decomposition_ ? "rank 0: " : "", integrator_->description().c_str());
     if (decomposition_) std::printf("%s\n", decomposition_->stats().str().c_str());
   }
-  // The schedule now, so that --check refuses a run it would refuse, and warns as it would.
-  const Schedule s(time_, integrator_->critical_time_step());
-  if (restart_) check_restart(*restart_, s);
   if (s.steps > 1000000000L && parallel::world().root())
     std::fprintf(stderr, "fegpu-kk: warning: the run takes %.3e steps; check time.end_time and time.dt\n",
                  double(s.steps));
