@@ -3,6 +3,8 @@
 // its deterministic settings; a checkpoint that is damaged or belongs to another input, module or
 // time step is refused with exit 2; SIGTERM leaves a checkpoint that a restart completes.
 #include "app_fixture.hpp"
+#include "fegpu/core/error.hpp"
+#include "fegpu/io/checkpoint.hpp"
 #include "fegpu/io/exodus.hpp"
 
 #include <csignal>
@@ -279,10 +281,10 @@ std::map<std::string, std::string> files_of(const fs::path &dir) {
 } // namespace
 
 TEST_F(Restart, DamagedCheckpointsOfEveryModuleAreRefusedAndChangeNothing) {
-  // A checkpoint of each module, cut short (at its start, in its header, in its middle, a word
-  // short) or with 1 to 4 bytes altered (seeded): the restart is exit 2 in one line naming the file,
-  // and every file of the output folder holds what it held. test_checkpoint alters and cuts
-  // checkpoints hundreds of times over in the reader itself; here the program as a user runs it.
+  // A checkpoint of each module, cut short at every 64th of its length and altered in 1 to 4 bytes
+  // (300 seeded cases): the reader refuses every one. Then the program as a user runs it, on 8 of
+  // them (at its start, in its header, in its middle, a word short, 4 alterations): exit 2 in one
+  // line naming the file, and every file of the output folder holds what it held.
   const std::vector<std::string> inputs = {kPulled, kCrack,
                                            replace(kPlate, "SCHEME", "scheme: standard, scatter: coloring"), kWellbore};
   std::mt19937_64 rng(33);
@@ -298,6 +300,27 @@ TEST_F(Restart, DamagedCheckpointsOfEveryModuleAreRefusedAndChangeNothing) {
     ASSERT_FALSE(checkpoint.empty());
     const std::string good = file_text(out / checkpoint);
     ASSERT_GT(good.size(), 1000u);
+    // The reader itself, over every 64th cut and 300 alterations of this module's checkpoint.
+    const fs::path probe = dir_ / "probe.ckpt";
+    int refused = 0, cases = 0;
+    const auto read = [&](const std::string &bytes) {
+      { std::ofstream(probe, std::ios::binary) << bytes; }
+      ++cases;
+      try {
+        fegpu::CheckpointReader r(probe.string());
+      } catch (const fegpu::InputError &) {
+        ++refused;
+      }
+    };
+    for (std::size_t n = 0; n < good.size(); n += std::max<std::size_t>(1, good.size() / 64))
+      read(good.substr(0, n));
+    for (int k = 0; k < 300; ++k) {
+      std::string d = good;
+      for (int f = 1 + int(rng() % 4); f > 0; --f)
+        d[rng() % d.size()] ^= char(1 + rng() % 255);
+      read(d);
+    }
+    EXPECT_EQ(refused, cases) << "damaged checkpoints read as good";
     const auto before = files_of(out);
     std::vector<std::string> damaged = {"", good.substr(0, 20), good.substr(0, good.size() / 2),
                                         good.substr(0, good.size() - 8)};
