@@ -7,6 +7,7 @@
 #include "fegpu/core/module.hpp"
 #include "fegpu/input/input.hpp"
 #include "fegpu/parallel/comm.hpp"
+#include "fegpu/parallel/halo.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -81,6 +82,8 @@ void print_version() {
   std::printf("KokkosKernels: no\n");
 #endif
   std::printf("MPI: %s\n", fegpu::parallel::Comm::library().c_str());
+  if (fegpu::parallel::Comm::library() != "no")
+    std::printf("exchange between ranks: %s\n", fegpu::parallel::exchange_library().c_str());
 }
 
 struct Failure {

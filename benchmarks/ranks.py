@@ -3,7 +3,7 @@
 
   ranks.py --app BUILD/app/fegpu-kk --out FILE.json [--mpiexec mpirun] [--mpiexec-flags "..."]
            [--layouts 1x2,2x1] [--problems t6:1000000,cylinder:294912,t6:500000:weak] [--steps 100]
-           [--no-profile t6_weak,...] [--overlap both|on|off]
+           [--no-profile t6_weak,...] [--overlap both|on|off] [--exchange auto|nccl|staged|both]
 
 A problem is KIND:ELEMENTS[:weak]: `t6`, elastodynamics of a T6 strip (a velocity pulled at one
 end), or `cylinder`, the seed's pinched MITC4 cylinder (standard scheme, atomic scatter); ELEMENTS
@@ -16,8 +16,9 @@ run twice, `solver: {overlap: true}` (the default) and `false` (`--overlap on|of
 them). The runs write no Exodus file (`output: {fields: false}`): the set-up and the time loop are
 what they time. `--no-profile` names problems (KIND or KIND_weak) run plainly only, without the
 exchange's share (each profiled run repeats the set-up, which on 1e7 elements takes longer than
-the steps). Rows go to FILE.json in the form of Google Benchmark's output, program "ranks", for
-report.py.
+the steps). `--exchange` names the exchange of several ranks (`solver: {exchange}`; both: NCCL
+and staged, rows suffixed /nccl and /staged; auto, the default, leaves the program's choice).
+Rows go to FILE.json in the form of Google Benchmark's output, program "ranks", for report.py.
 """
 import argparse
 import json
@@ -35,7 +36,7 @@ materials:
   steel: {{density: 7850, youngs_modulus: 2.0e11, poissons_ratio: 0.3}}
 boundary_conditions:
   - {{type: velocity, node_set: left, components: x, value: 1.0}}
-solver: {{overlap: {overlap}}}
+solver: {{overlap: {overlap}{exchange}}}
 time: {{end_time: 1.0}}
 output: {{file: t6.e, fields: false}}
 """
@@ -48,22 +49,23 @@ boundary_conditions:
 loads:
   - {{type: force, point: [1.016, 0.0, 3.048], value: [-500.0, 0.0, 0.0]}}
   - {{type: force, point: [-1.016, 0.0, 3.048], value: [500.0, 0.0, 0.0]}}
-solver: {{scheme: standard, scatter: atomic, overlap: {overlap}}}
+solver: {{scheme: standard, scatter: atomic, overlap: {overlap}{exchange}}}
 time: {{end_time: 0.25}}
 output: {{file: cylinder.e, fields: false}}
 """
 
 
-def problem_input(kind, elements, overlap):
+def problem_input(kind, elements, overlap, exchange="auto"):
     """The input of about `elements` elements, and how many it has."""
     flag = "true" if overlap else "false"
+    exchange = "" if exchange == "auto" else f", exchange: {exchange}"
     if kind == "t6":  # a strip 4:1 of nx x ny cells, two triangles each
         ny = max(1, round(math.sqrt(elements / 8)))
         nx = max(1, round(elements / (2 * ny)))
-        return T6.format(nx=nx, ny=ny, lx=nx / ny, overlap=flag), 2 * nx * ny
+        return T6.format(nx=nx, ny=ny, lx=nx / ny, overlap=flag, exchange=exchange), 2 * nx * ny
     if kind == "cylinder":  # n x 2n cells, as the seed's meshes
         n = max(4, round(math.sqrt(elements / 2)))
-        return CYLINDER.format(n=n, nz=2 * n, overlap=flag), 2 * n * n
+        return CYLINDER.format(n=n, nz=2 * n, overlap=flag, exchange=exchange), 2 * n * n
     raise SystemExit(f"ranks.py: unknown problem kind '{kind}' (t6, cylinder)")
 
 
@@ -103,6 +105,7 @@ def main():
     p.add_argument("--steps", type=int, default=100)
     p.add_argument("--no-profile", default="")
     p.add_argument("--overlap", choices=("both", "on", "off"), default="both")
+    p.add_argument("--exchange", choices=("auto", "nccl", "staged", "both"), default="auto")
     a = p.parse_args()
     cores = os.cpu_count() or 1
     layouts = a.layouts or ",".join(f"{r}x{cores // r}" for r in (1, 2, 4) if cores // r >= 1 and r <= cores)
@@ -118,10 +121,13 @@ def main():
         for layout in todo:
             ranks, threads = (int(x) for x in layout.split("x"))
             modes = {"both": [True, False], "on": [True], "off": [False]}[a.overlap]
-            for overlap in (modes if ranks > 1 else [True]):
-                yaml_text, n = problem_input(kind, int(elements) * (ranks if weak else 1), overlap)
+            exchanges = ["nccl", "staged"] if a.exchange == "both" else [a.exchange]
+            for overlap, exchange in [(o, x) for o in (modes if ranks > 1 else [True])
+                                      for x in (exchanges if ranks > 1 else ["auto"])]:
+                yaml_text, n = problem_input(kind, int(elements) * (ranks if weak else 1), overlap, exchange)
                 name = f"Ranks/{kind}{'_weak' if weak else ''}/{elements}/{layout}" + \
-                       (("/overlap" if overlap else "/after") if ranks > 1 else "")
+                       (("/overlap" if overlap else "/after") if ranks > 1 else "") + \
+                       (f"/{exchange}" if ranks > 1 and exchange != "auto" else "")
                 print(f"ranks.py: {name}", file=sys.stderr)
                 stdout = run(a, ranks, threads, yaml_text, [], scratch)
                 plain = phases(stdout)
@@ -129,7 +135,7 @@ def main():
                 loop = plain["time_loop"][0]
                 row = {"name": name, "run_type": "iteration", "real_time": 1e3 * loop / a.steps,
                        "time_unit": "ms", "elements": n, "ranks": ranks, "threads": threads,
-                       "overlap": overlap, "weak": weak, "steps": a.steps,
+                       "overlap": overlap, "weak": weak, "steps": a.steps, "exchange": exchange,
                        "shared_nodes": int(shared.group(1)) if shared else 0}
                 if f"{kind}{'_weak' if weak else ''}" not in a.no_profile.split(","):
                     profiled = phases(run(a, ranks, threads, yaml_text, ["--profile"], scratch))

@@ -475,11 +475,11 @@ TEST_F(Mpi, AFailureOnAnyRankEndsEveryRankWithOneMessage) {
   r = mpirun(2, write_input("frac.yaml", replace(kGood, "elastodynamics", "cohesive_fracture")), "frac");
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_EQ(lines_with(r.err, "runs on one rank (this run has 2)"), 1) << r.err;
-  r = mpirun(
-      2, write_input("ckpt.yaml", replace(kGood, "every_steps: 10}", "every_steps: 10, checkpoint: {every_steps: 5}}")),
-      "ckpt");
+  // A checkpoint that is not there: every rank finds it missing, one message.
+  r = mpirun(2, write_input("ckpt.yaml", kGood), "ckpt", "--restart " + (dir_ / "none.ckpt").string());
   EXPECT_EQ(r.status, 2) << r.err;
-  EXPECT_EQ(lines_with(r.err, "checkpoints are written on one rank only"), 1) << r.err;
+  EXPECT_EQ(lines_with(r.err, "cannot read the checkpoint"), 1) << r.err;
+  EXPECT_EQ(lines_with(r.err, "fegpu-kk:"), 1) << r.err;
   // An inverted element, which only the rank that holds it sees: that rank speaks and ends all.
   HostMesh h = fegpu::generate_rectangle(ElementType::Tri6, 12, 2, 1.0, 0.1);
   std::swap(h.conn[6 * 20 + 1], h.conn[6 * 20 + 2]); // element 21 turned clockwise
@@ -676,6 +676,53 @@ output:
     EXPECT_GT(same_rank_files(dir_ / "long_whole", dir_ / "long_stopped", c.base, 2), 4);
     EXPECT_EQ(slurp(dir_ / "long_stopped" / c.histories), slurp(dir_ / "long_whole" / c.histories));
   }
+}
+
+TEST_F(Mpi, TheNcclExchangeGivesTheStagedOnesBits) {
+  // Where the build has NCCL and each rank a GPU of its own: the T6 strip and the pinched
+  // cylinder on 2 and 4 ranks, exchanging GPU to GPU and through host memory, give the same bits
+  // (the same rows added in the same order either way). Elsewhere, the default is staged.
+  Result v = run("", "--version");
+  if (v.out.find("exchange between ranks: NCCL") == std::string::npos) {
+    const Result r = mpirun(2, write_input("bar.yaml", example("bar_wave")), "auto", "--max-steps 10");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(lines_with(r.out, "exchange: staged"), 1) << r.out;
+    GTEST_SKIP() << "no NCCL in this build";
+  }
+  int gpus = 0;
+  {
+    std::error_code ec; // (a folder of one entry a GPU)
+    for (const auto &e : fs::directory_iterator("/proc/driver/nvidia/gpus", ec))
+      gpus += e.is_directory() ? 1 : 0;
+  }
+  const std::string cylinder = replace(replace(example("pinched_cylinder"), "scatter: atomic", "scatter: coloring"),
+                                       "solver: {", "solver: {exchange: EXCHANGE, ");
+  const std::string strip = R"(physics: elastodynamics
+mesh: {generator: rectangle, element: tri6, nx: 200, ny: 40, lx: 1.0, ly: 0.2}
+materials:
+  m: {density: 1.0, youngs_modulus: 1.0, poissons_ratio: 0.25}
+boundary_conditions:
+  - {type: displacement, node_set: left, components: [x, y], value: 0.0}
+  - {type: velocity, node_set: right, components: x, value: 0.01}
+time: {end_time: 0.1}
+solver: {exchange: EXCHANGE, scatter: coloring}
+output: {file: strip.e, every_steps: 50}
+)";
+  for (int n : {2, 4}) {
+    if (n > gpus) continue;
+    for (const auto &[yaml, file] : {std::pair{strip, std::string("strip.e")}, {cylinder, "pinched_cylinder.e"}}) {
+      SCOPED_TRACE(file + " on " + std::to_string(n) + " ranks");
+      const std::string staged = write_input("staged.yaml", replace(yaml, "EXCHANGE", "staged"));
+      const std::string nccl = write_input("nccl.yaml", replace(yaml, "EXCHANGE", "nccl"));
+      Result r = mpirun(n, staged, "staged", "--max-steps 300");
+      ASSERT_EQ(r.status, 0) << r.err;
+      r = mpirun(n, nccl, "nccl", "--max-steps 300");
+      ASSERT_EQ(r.status, 0) << r.err;
+      EXPECT_EQ(lines_with(r.out, "exchange: nccl"), 1) << r.out;
+      EXPECT_GT(same_rank_files(dir_ / "staged", dir_ / "nccl", file, n), 2);
+    }
+  }
+  if (gpus < 2) GTEST_SKIP() << "NCCL needs a GPU a rank: " << gpus << " here";
 }
 
 #endif // FEGPU_HAVE_MPI

@@ -443,14 +443,24 @@ ExplicitSimulation::ExplicitSimulation(const InputNode &root, const RunOptions &
   if (root.has("output")) output_ = OutputConfig::parse(root.child("output"));
   // On many ranks, whether the exchange flies while the interior elements' forces are computed
   // (read and ignored on one rank, as output.gather is).
-  if (root.has("solver")) overlap_ = root.child("solver").get<bool>("overlap", true);
+  if (root.has("solver")) {
+    const InputNode solver = root.child("solver");
+    overlap_ = solver.get<bool>("overlap", true);
+    // And how the shared rows move between GPUs (parallel::Exchange): nccl where the build has it.
+    if (solver.has("exchange")) {
+      exchange_ = solver.get_choice("exchange", {"nccl", "staged"}) == "nccl" ? parallel::Exchange::Nccl
+                                                                              : parallel::Exchange::Staged;
+      if (exchange_ == parallel::Exchange::Nccl && !parallel::have_nccl())
+        solver.child("exchange").error("this build has no NCCL exchange (a CUDA build that finds NCCL has)");
+    }
+  }
   identity_ = {root.get<std::string>("physics"), fingerprint(root, {"time", "output"})};
 }
 
 const HostMesh &ExplicitSimulation::distribute(const HostMesh &global) {
   const parallel::Comm &comm = parallel::world();
   if (comm.size() == 1) return global;
-  decomposition_ = std::make_unique<parallel::Decomposition>(global, comm, output_.gather, overlap_);
+  decomposition_ = std::make_unique<parallel::Decomposition>(global, comm, output_.gather, overlap_, exchange_);
   return decomposition_->mesh();
 }
 
@@ -475,7 +485,9 @@ void ExplicitSimulation::setup() {
     });
   if (!opts_.quiet) {
     std::printf("%s%s\n", decomposition_ ? "rank 0: " : "", integrator_->description().c_str());
-    if (decomposition_) std::printf("%s\n", decomposition_->stats().str().c_str());
+    if (decomposition_)
+      std::printf("%s; exchange: %s\n", decomposition_->stats().str().c_str(),
+                  parallel::exchange_name(decomposition_->exchange()).c_str());
   }
   if (s.steps > 1000000000L && parallel::world().root())
     std::fprintf(stderr, "fegpu-kk: warning: the run takes %.3e steps; check time.end_time and time.dt\n",

@@ -70,8 +70,9 @@ protected:
   std::unique_ptr<ExplicitIntegrator> integrator_;
   std::vector<HistoryColumn> history_columns_; ///< the module's columns of the histories asked for
   RunIdentity identity_;
-  bool overlap_ = true;                       ///< solver.overlap: many ranks exchange while the interior is computed
-  std::unique_ptr<CheckpointReader> restart_; ///< --restart's checkpoint, read and checked at set-up
+  bool overlap_ = true; ///< solver.overlap: many ranks exchange while the interior is computed
+  parallel::Exchange exchange_ = parallel::Exchange::Auto; ///< solver.exchange: nccl (GPU to GPU) or staged
+  std::unique_ptr<CheckpointReader> restart_;              ///< --restart's checkpoint, read and checked at set-up
   std::unique_ptr<parallel::Decomposition> decomposition_; ///< many ranks: this rank's part
 };
 

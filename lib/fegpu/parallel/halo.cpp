@@ -3,10 +3,17 @@
 #include "fegpu/core/error.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <functional>
+#include <unistd.h>
 #include <utility>
 
 #ifdef FEGPU_HAVE_MPI
 #include <mpi.h>
+#endif
+#ifdef FEGPU_HAVE_NCCL
+#include <cuda_runtime.h>
+#include <nccl.h>
 #endif
 
 namespace fegpu::parallel {
@@ -19,10 +26,60 @@ struct Decomposition::Requests {
 struct Decomposition::Requests {};
 #endif
 
+bool have_nccl() {
+#ifdef FEGPU_HAVE_NCCL
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string exchange_name(Exchange e) { return e == Exchange::Nccl ? "nccl" : "staged"; }
+
+std::string exchange_library() {
+#ifdef FEGPU_HAVE_NCCL
+  int v = 0;
+  ncclGetVersion(&v);
+  return "NCCL " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100) +
+         ", GPU to GPU where every rank has a GPU of its own (else, or with solver: {exchange: staged}, staged "
+         "through host memory)";
+#else
+  return "staged through host memory (a CUDA build that finds NCCL exchanges GPU to GPU)";
+#endif
+}
+
+#ifdef FEGPU_HAVE_NCCL
+/// The NCCL exchange's own: a communicator over the ranks' GPUs (its unique id made by rank 0
+/// and sent by MPI), a stream for its sends and receives, and the events that order them with
+/// the force kernels' stream: after the pack, before the add.
+struct Decomposition::Device {
+  ncclComm_t comm = nullptr;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t packed = nullptr, arrived = nullptr;
+  ~Device() {
+    if (comm) ncclCommDestroy(comm);
+    if (packed) cudaEventDestroy(packed);
+    if (arrived) cudaEventDestroy(arrived);
+    if (stream) cudaStreamDestroy(stream);
+  }
+};
+
+namespace {
+void nccl_call(ncclResult_t r, const char *what) {
+  if (r != ncclSuccess) throw RunError(std::string("NCCL ") + what + " failed: " + ncclGetErrorString(r));
+}
+void cuda_call(cudaError_t r, const char *what) {
+  if (r != cudaSuccess) throw RunError(std::string("CUDA ") + what + " failed: " + cudaGetErrorString(r));
+}
+} // namespace
+#else
+struct Decomposition::Device {};
+#endif
+
 Decomposition::~Decomposition() = default;
 
-Decomposition::Decomposition(const HostMesh &global, const Comm &comm, bool gather, bool overlap)
-    : comm_(comm), gather_(gather), overlap_(overlap), requests_(std::make_unique<Requests>()) {
+Decomposition::Decomposition(const HostMesh &global, const Comm &comm, bool gather, bool overlap, Exchange exchange)
+    : comm_(comm), gather_(gather), overlap_(overlap), requests_(std::make_unique<Requests>()), exchange_(exchange) {
   Kokkos::Profiling::ScopedRegion region("fegpu::parallel::decompose");
   // Every rank divides the mesh (so that an error in it is every rank's); rank 0's division is
   // the one used, should a machine of another kind have come to another.
@@ -69,6 +126,42 @@ Decomposition::Decomposition(const HostMesh &global, const Comm &comm, bool gath
   self_nodes_ = to_device("fegpu::parallel::shared_nodes", self);
   from_offsets_ = to_device("fegpu::parallel::sum_offsets", from_offsets);
   from_ = to_device("fegpu::parallel::sum_terms", from);
+
+#ifdef FEGPU_HAVE_NCCL
+  if (exchange_ != Exchange::Staged) { // NCCL joins ranks of distinct GPUs only
+    char host[256] = {0};
+    gethostname(host, sizeof host - 1);
+    const long here = long(std::hash<std::string>()(host) & 0x3fffffffffffffffL);
+    const auto gpus = comm.all_gather({here, long(ExecSpace().cuda_device())});
+    int shared_with = -1;
+    for (int r = 0; r < comm.size() && shared_with < 0; ++r)
+      if (r != comm.rank() && gpus[r] == gpus[comm.rank()]) shared_with = r;
+    const bool distinct = comm.max(long(shared_with >= 0)) == 0;
+    if (!distinct && exchange_ == Exchange::Nccl) {
+      InputError e("solver: exchange: nccl needs a GPU a rank, and ranks share a GPU here (" +
+                   std::to_string(comm.size()) + " ranks); use solver: {exchange: staged}");
+      e.every_rank = true;
+      throw e;
+    }
+    exchange_ = distinct ? Exchange::Nccl : Exchange::Staged;
+  }
+  if (exchange_ == Exchange::Nccl) { // collective: every rank makes it, neighbours or not
+    device_ = std::make_unique<Device>();
+    ncclUniqueId id;
+    if (comm.root()) nccl_call(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    std::vector<int> bytes((sizeof id + sizeof(int) - 1) / sizeof(int), 0);
+    std::memcpy(bytes.data(), &id, sizeof id);
+    comm.broadcast(bytes, 0);
+    std::memcpy(&id, bytes.data(), sizeof id);
+    nccl_call(ncclCommInitRank(&device_->comm, comm.size(), id, comm.rank()), "ncclCommInitRank");
+    cuda_call(cudaStreamCreateWithFlags(&device_->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    cuda_call(cudaEventCreateWithFlags(&device_->packed, cudaEventDisableTiming), "cudaEventCreate");
+    cuda_call(cudaEventCreateWithFlags(&device_->arrived, cudaEventDisableTiming), "cudaEventCreate");
+  }
+#else
+  FEGPU_CHECK(exchange_ != Exchange::Nccl, "the NCCL exchange in a build without NCCL");
+  exchange_ = Exchange::Staged;
+#endif
 
   // Output: this rank's Nemesis data; the positions rank 0 gathers into.
   ExodusPart &p = part_;
@@ -135,6 +228,33 @@ void Decomposition::post(int nc, const std::function<void()> &pack) const {
   std::vector<MPI_Request> &requests = requests_->pending;
   FEGPU_CHECK(requests.empty(), "a sum over the ranks started while another was under way");
   const std::size_t sent = send_nodes_.extent(0), own = self_nodes_.extent(0);
+#ifdef FEGPU_HAVE_NCCL
+  if (device_) { // GPU to GPU: the device buffers alone, no host memory and no host wait
+    if (nc > capacity_nc_) {
+      send_dev_ = RealView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::send"), sent * nc);
+      combined_dev_ =
+          RealView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::received"), (own + sent) * nc);
+      capacity_nc_ = nc;
+    }
+    pack();
+    const cudaStream_t kernels = ExecSpace().cuda_stream();
+    cuda_call(cudaEventRecord(device_->packed, kernels), "cudaEventRecord");
+    cuda_call(cudaStreamWaitEvent(device_->stream, device_->packed, 0), "cudaStreamWaitEvent");
+    nccl_call(ncclGroupStart(), "ncclGroupStart");
+    for (std::size_t i = 0; i < local_.neighbors.size(); ++i) {
+      const std::size_t count = std::size_t(offsets_[i + 1] - offsets_[i]) * nc;
+      nccl_call(ncclRecv(combined_dev_.data() + (own + offsets_[i]) * nc, count, ncclDouble, local_.neighbors[i],
+                         device_->comm, device_->stream),
+                "ncclRecv");
+      nccl_call(ncclSend(send_dev_.data() + offsets_[i] * nc, count, ncclDouble, local_.neighbors[i], device_->comm,
+                         device_->stream),
+                "ncclSend");
+    }
+    nccl_call(ncclGroupEnd(), "ncclGroupEnd");
+    cuda_call(cudaEventRecord(device_->arrived, device_->stream), "cudaEventRecord");
+    return;
+  }
+#endif
   if (nc > capacity_nc_) {
     send_ = PinnedView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::send"), sent * nc);
     combined_ = PinnedView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::received"),
@@ -161,6 +281,12 @@ void Decomposition::post(int nc, const std::function<void()> &pack) const {
 }
 
 void Decomposition::wait() const {
+#ifdef FEGPU_HAVE_NCCL
+  if (device_) { // the add, next in the kernels' stream, waits there for what arrived
+    cuda_call(cudaStreamWaitEvent(ExecSpace().cuda_stream(), device_->arrived, 0), "cudaStreamWaitEvent");
+    return;
+  }
+#endif
   std::vector<MPI_Request> &requests = requests_->pending;
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   requests.clear();

@@ -5,15 +5,16 @@
 /// It lives here once; the integrators call sum() where a nodal sum must be whole (forces each
 /// step, masses and load patterns once), and no module exchanges anything itself.
 ///
-/// The exchange: receives are posted first; the device packs each neighbour's shared rows into a
-/// device buffer, one copy brings them to host-pinned memory (neither Debian's MPI nor the GPU
-/// machines' is CUDA-aware), MPI sends them, one copy takes what came back to the device; then
+/// The exchange (staged): receives are posted first; the device packs each neighbour's shared rows
+/// into a device buffer, one copy brings them to host-pinned memory (neither Debian's MPI nor the
+/// GPU machines' is CUDA-aware), MPI sends them, one copy takes what came back to the device; then
 /// every holder of a node adds the rows of all holders in rank order, its own among them, so that
 /// each copy of the node ends with the same bits and a run on N ranks repeats bit for bit. (Two
 /// bulk copies: the device reading and writing pinned memory entry by entry over the bus is
 /// slower.)
 /// Overlapped (start_sum, then work that touches no shared row, then finish_sum), the messages
-/// fly while the interior elements' forces are computed.
+/// fly while the interior elements' forces are computed. The NCCL exchange (Exchange) moves the
+/// same device buffers GPU to GPU instead, and neither the host nor the force kernels wait for it.
 #include "fegpu/core/types.hpp"
 #include "fegpu/io/exodus.hpp"
 #include "fegpu/parallel/comm.hpp"
@@ -22,9 +23,24 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace fegpu::parallel {
+
+/// How the shared rows move between ranks: staged through host memory and sent by MPI (any
+/// build), or GPU to GPU by NCCL's grouped send and receive on a stream of their own, ordered with
+/// the force kernels by events, with no host wait inside the step (a CUDA build that found NCCL).
+/// Either way every holder adds the same rows in the same order: the same bits. Auto: NCCL where
+/// the build has it and every rank has a GPU of its own (NCCL cannot join two ranks of one GPU),
+/// else staged.
+enum class Exchange { Auto, Staged, Nccl };
+/// Whether the build has the NCCL exchange.
+bool have_nccl();
+/// "staged" or "nccl".
+std::string exchange_name(Exchange e);
+/// The version line of the exchange the build offers between GPUs, for --version.
+std::string exchange_library();
 
 /// (entry * components + component): packed rows, as MPI sends and receives them. Pinned host
 /// memory, which the copies to and from the device move at the bus' rate (ordinary host memory in
@@ -90,7 +106,8 @@ public:
   /// Divides `global` among `comm`'s ranks (METIS, on every rank alike; rank 0's division kept) and
   /// plans the exchange. With `gather`, rank 0 keeps the whole mesh for output gathered into one
   /// file. RunError (on every rank) if a rank would hold no element.
-  Decomposition(const HostMesh &global, const Comm &comm, bool gather, bool overlap);
+  Decomposition(const HostMesh &global, const Comm &comm, bool gather, bool overlap,
+                Exchange exchange = Exchange::Auto);
   ~Decomposition();
 
   const Comm &comm() const { return comm_; }
@@ -107,6 +124,8 @@ public:
   /// Whether the integrators overlap the exchange with the interior elements' forces (input
   /// `solver: {overlap: true}`, the default), or exchange after all of them.
   bool overlaps() const { return overlap_; }
+  /// The exchange in use (never Auto).
+  Exchange exchange() const { return exchange_; }
 
   /// Completes the rows of shared nodes of `a`, a device View (node) or (node, component) of
   /// partial sums, and of `b` (another such View, or none) in the same messages: each becomes the
@@ -169,6 +188,9 @@ private:
   mutable int capacity_nc_ = 0;              // components the buffers are sized for
   struct Requests;                           // the messages of the sum under way (MPI's requests)
   mutable std::unique_ptr<Requests> requests_;
+  Exchange exchange_ = Exchange::Staged;
+  struct Device;                   // NCCL's communicator, its stream and the events that order it
+  std::unique_ptr<Device> device_; // (the NCCL exchange only)
 };
 
 /// The node nearest `point` (loads and probes placed at a point): on one rank (`parts` null)

@@ -1,0 +1,83 @@
+// The device compiles our code as the host does (issue 32). With nvcc 13 and C++20, Kokkos'
+// mdspan-based View was laid out one way by the host compiler and another by the device pass where
+// mdspan marks members [[no_unique_address]] (kokkos/mdspan issue 434): a kernel then read its
+// Views at the wrong offsets, and every parallel_reduce wrote through a null pointer. Here the
+// device reports the size and member offsets of the objects our kernels carry, to be equal to the
+// host's, and reductions of each kind we use give their exact sums.
+#include "fegpu/core/types.hpp"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using fegpu::DeviceView;
+using fegpu::ExecSpace;
+using fegpu::Index;
+using fegpu::Real;
+
+/// What a kernel of ours captures: Views of every kind it uses, between scalars.
+struct Carried {
+  int a;
+  fegpu::RealView values;
+  double b;
+  fegpu::DofView dofs;
+  fegpu::CoordView coords;
+  Kokkos::View<Real **, Kokkos::LayoutStride, fegpu::MemSpace> strided;
+  DeviceView<Real *[2][3][2]> faces;
+  Index c;
+};
+
+constexpr int kFacts = 8;
+KOKKOS_INLINE_FUNCTION void layout_facts(long *f) {
+  const Carried c{};
+  const auto at = [&](const auto &member) {
+    return long(reinterpret_cast<const char *>(&member) - reinterpret_cast<const char *>(&c));
+  };
+  f[0] = sizeof(Carried);
+  f[1] = at(c.values), f[2] = at(c.b), f[3] = at(c.dofs), f[4] = at(c.coords);
+  f[5] = at(c.strided), f[6] = at(c.faces), f[7] = at(c.c);
+}
+
+Kokkos::View<long *, Kokkos::HostSpace> device_layout_facts() {
+  Kokkos::View<long *, fegpu::MemSpace> d("fegpu::test::layout", kFacts);
+  Kokkos::parallel_for(
+      "fegpu::test::layout", Kokkos::RangePolicy<ExecSpace>(0, 1), KOKKOS_LAMBDA(int) { layout_facts(d.data()); });
+  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
+}
+
+/// Sum and maximum over a View the kernel reads, and a sum into a View on the device.
+void reductions(Index n, double &sum, double &max, double &into_view) {
+  fegpu::RealView x("fegpu::test::x", n);
+  Kokkos::parallel_for(
+      "fegpu::test::fill", fegpu::range(0, n), KOKKOS_LAMBDA(Index i) { x(i) = double(i % 1000); });
+  Kokkos::parallel_reduce(
+      "fegpu::test::sum", fegpu::range(0, n), KOKKOS_LAMBDA(Index i, double &s) { s += x(i); }, sum);
+  Kokkos::parallel_reduce(
+      "fegpu::test::max", fegpu::range(0, n), KOKKOS_LAMBDA(Index i, double &m) { m = x(i) > m ? x(i) : m; },
+      Kokkos::Max<double>(max));
+  Kokkos::View<double, fegpu::MemSpace> result("fegpu::test::result");
+  Kokkos::parallel_reduce(
+      "fegpu::test::sum_into_view", fegpu::range(0, n), KOKKOS_LAMBDA(Index i, double &s) { s += 2 * x(i); }, result);
+  Kokkos::deep_copy(into_view, result);
+}
+
+} // namespace
+
+TEST(Device, LaysOutWhatKernelsCarryAsTheHostDoes) {
+  long host[kFacts];
+  layout_facts(host);
+  const auto device = device_layout_facts();
+  const char *what[kFacts] = {"size", "values", "b", "dofs", "coords", "strided", "faces", "c"};
+  for (int k = 0; k < kFacts; ++k)
+    EXPECT_EQ(device(k), host[k]) << what[k] << " (device against host)";
+}
+
+TEST(Device, ReductionsGiveTheirExactSums) {
+  // 10^6 entries i % 1000: the sum is 1000 times 0 + 1 + ... + 999, exact in doubles.
+  const Index n = 1000000;
+  double sum = -1, max = -1, into_view = -1;
+  reductions(n, sum, max, into_view);
+  EXPECT_EQ(sum, 1000.0 * 999.0 * 1000.0 / 2);
+  EXPECT_EQ(max, 999.0);
+  EXPECT_EQ(into_view, 2 * sum);
+}
