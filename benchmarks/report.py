@@ -43,10 +43,12 @@ def slurp(path):
 
 
 def compiler(build_dir):
-    """The C++ compiler's id and version, as CMake found them (nvcc_wrapper: its host compiler's)."""
+    """The C++ compiler's id and version, as CMake found them (nvcc_wrapper: its host compiler's;
+    sources compiled as CMake's CUDA language: nvcc's, and its host compiler's)."""
     cache_path = os.path.join(build_dir, "CMakeCache.txt")
     wrapper = os.path.exists(cache_path) and "nvcc_wrapper" in slurp(cache_path)
     root = os.path.join(build_dir, "CMakeFiles")
+    host, cuda = "?", ""
     for d in sorted(os.listdir(root)) if os.path.isdir(root) else []:
         path = os.path.join(root, d, "CMakeCXXCompiler.cmake")
         if os.path.exists(path):
@@ -54,8 +56,13 @@ def compiler(build_dir):
             cid = re.search(r'set\(CMAKE_CXX_COMPILER_ID "([^"]*)"\)', text)
             ver = re.search(r'set\(CMAKE_CXX_COMPILER_VERSION "([^"]*)"\)', text)
             host = f"{cid.group(1) if cid else '?'} {ver.group(1) if ver else ''}".strip()
-            return f"nvcc_wrapper (host {host})" if wrapper else host
-    return "?"
+        path = os.path.join(root, d, "CMakeCUDACompiler.cmake")
+        if os.path.exists(path):
+            ver = re.search(r'set\(CMAKE_CUDA_COMPILER_VERSION "([^"]*)"\)', slurp(path))
+            cuda = f"nvcc {ver.group(1) if ver else '?'} (CUDA language)"
+    if wrapper:
+        return f"nvcc_wrapper (host {host})"
+    return f"{cuda}, host {host}" if cuda else host
 
 
 def build_info(version_text, build_dir):
