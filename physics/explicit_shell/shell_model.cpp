@@ -14,6 +14,20 @@
 
 namespace fegpu::shell {
 
+namespace {
+/// Element e's corners, and its shortest and longest edges.
+KOKKOS_INLINE_FUNCTION void corners(const CoordView &X, const ConnView &conn, Index e, Vec3 (&x)[4], double &shortest,
+                                    double &longest) {
+  for (int k = 0; k < 4; ++k)
+    x[k] = load(X, conn(e, k));
+  shortest = norm(x[1] - x[0]), longest = shortest;
+  for (int k = 1; k < 4; ++k) {
+    const double l = norm(x[(k + 1) % 4] - x[k]);
+    shortest = Kokkos::min(shortest, l), longest = Kokkos::max(longest, l);
+  }
+}
+} // namespace
+
 bool Config::has_pressure() const {
   for (const LoadSpec &l : loads)
     if (l.kind == LoadSpec::Pressure) return true;
@@ -69,10 +83,6 @@ void ShellModel::setup_nodes() {
   double dt_min = 0;
   const double c = std::sqrt(config_.material.youngs_modulus /
                              (config_.material.density * (1 - std::pow(config_.material.poissons_ratio, 2))));
-  // Element normals summed at the nodes (directors), row-sum lumped masses, and the stable step.
-  // Each element's shares first, then each node sums those of its elements in ascending order
-  // (node2elem is sorted): the same sums on every run and backend, unlike atomic adds, so that a
-  // run is repeatable bit for bit and a restart continues it exactly.
   // A quadrilateral with an edge or a width below 1e-8 of its longest edge (the square root of
   // the rounding of doubles, where its geometry is lost to rounding) is degenerate: bad input.
   Index degenerate = ne;
@@ -80,13 +90,8 @@ void ShellModel::setup_nodes() {
       "fegpu::shell::check_elements", range(0, ne),
       KOKKOS_LAMBDA(Index e, Index & first) {
         Vec3 x[4];
-        for (int k = 0; k < 4; ++k)
-          x[k] = load(X, conn(e, k));
-        double shortest = norm(x[1] - x[0]), longest = shortest;
-        for (int k = 1; k < 4; ++k) {
-          const double l = norm(x[(k + 1) % 4] - x[k]);
-          shortest = Kokkos::min(shortest, l), longest = Kokkos::max(longest, l);
-        }
+        double shortest, longest;
+        corners(X, conn, e, x, shortest, longest);
         const double area = 0.5 * norm(cross(x[2] - x[0], x[3] - x[1]));
         if (!(shortest > 1e-8 * longest && area > 1e-8 * longest * longest) && e < first) first = e;
       },
@@ -94,23 +99,24 @@ void ShellModel::setup_nodes() {
   if (degenerate < ne)
     throw InputError(element_place(mesh_, degenerate) +
                      " is degenerate: an edge or its width is below 1e-8 of its longest edge");
+  // Element normals summed at the nodes (directors), row-sum lumped masses, and the stable step.
+  // Each element's shares first, then each node sums those of its elements in ascending order
+  // (node2elem is sorted): the same sums on every run and backend, unlike atomic adds, so that a
+  // run is repeatable bit for bit and a restart continues it exactly.
   DeviceView<double *[4][6]> share(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::shell::node_shares"), ne);
   Kokkos::parallel_reduce(
       "fegpu::shell::element_setup", range(0, ne),
       KOKKOS_LAMBDA(Index e, double &dt) {
         Vec3 x[4];
-        for (int k = 0; k < 4; ++k)
-          x[k] = load(X, conn(e, k));
+        double shortest, longest;
+        corners(X, conn, e, x, shortest, longest);
         const Vec3 d1 = x[2] - x[0], d2 = x[3] - x[1];
         const Vec3 nrm = cross(d1, d2);
         const double area = 0.5 * norm(nrm);
         // The length that bounds the step: the area over the longer diagonal, and no more than
         // the shortest edge (a quadrilateral near a triangle, as at a hemisphere's small opening,
         // has a short edge that the first misses: the step from it alone was unstable there).
-        double L = area / Kokkos::max(norm(d1), norm(d2));
-        for (int k = 0; k < 4; ++k)
-          L = Kokkos::min(L, norm(x[(k + 1) % 4] - x[k]));
-        dt = Kokkos::min(dt, L);
+        dt = Kokkos::min(dt, Kokkos::min(area / Kokkos::max(norm(d1), norm(d2)), shortest));
         // Rotary inertia: rho h (h^2 / 12), raised to rho h A / 8 for thin elements so that the
         // rotational modes do not limit the step (the seed's examples have h << element size).
         const double inertia = Kokkos::max(h2, area / 8.0);
