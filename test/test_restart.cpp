@@ -234,6 +234,13 @@ time: {end_time: 0.01}
 output: {file: s.e}
 )";
   expect_refused(restart(shell, dir_ / "kept.ckpt"), "written by physics: elastodynamics");
+  // A run that would end at or before the checkpoint's step (20) has nothing to continue.
+  expect_refused(restart(yaml, dir_ / "kept.ckpt", "--max-steps 20"), "nothing would be continued");
+  // A refused restart makes no output folder.
+  const fs::path fresh = dir_ / "fresh";
+  const Result r = run(yaml, "--restart " + (dir_ / "junk.ckpt").string() + " --output-dir " + fresh.string());
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_FALSE(fs::exists(fresh));
   // The good one continues.
   EXPECT_EQ(restart(yaml, dir_ / "kept.ckpt").status, 0);
 }
