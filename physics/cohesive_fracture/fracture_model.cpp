@@ -209,6 +209,8 @@ FractureModel::FractureModel(const HostMesh &mesh, elastic::Config elastic, Frac
     Kokkos::deep_copy(flags_, 0);
     for (const auto &seg : config_.notches)
       notch_facets(m, topology_, seg, flags_);
+    notch_ = DeviceView<uint8_t *>("fegpu::cohesive::notch", topology_.num_facets);
+    Kokkos::deep_copy(notch_, flags_); // (fracture() clears the flags)
     if (cracked_->fracture(flags_, config_.counter) == 0) throw InputError("no facet of the mesh lies on the notch");
     after_insertion(0, m.num_nodes());
     fail_points(points_, cracked_->num_cohesive(), laws());

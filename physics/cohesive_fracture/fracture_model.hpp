@@ -16,6 +16,7 @@
 #include "ppr.hpp"
 
 #include <array>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -172,7 +173,8 @@ private:
   std::size_t peak_bytes_ = 0;
   double initial_strain_ = 0; ///< strain energy at t = 0 (started())
   std::optional<HistorySpec::CrackTip> tip_;
-  double tip_last_ = 0, tip_time_ = -1;                                 ///< the tip's distance and time at the last row
+  std::deque<std::array<double, 2>> tip_rows_; ///< the tip's (time, distance) at the last rows, for its speed
+  DeviceView<uint8_t *> notch_;                ///< (facet): cracked as a notch at the start (not the tip's)
   DeviceView<double[2]> tip_point_{"fegpu::cohesive::crack_tip_point"}; ///< the tip's midpoint, each row
 };
 

@@ -203,8 +203,10 @@ void FractureModel::save(CheckpointWriter &w) const {
   w.put_view("fracture.coords", bulk_.mesh().coords);
   w.put_view("fracture.points", Kokkos::subview(points_, std::make_pair(Index(0), nc), Kokkos::ALL));
   w.set("fracture.initial_strain", initial_strain_);
-  w.set("fracture.tip_last", tip_last_);
-  w.set("fracture.tip_time", tip_time_);
+  std::vector<double> tip_rows;
+  for (const auto &r : tip_rows_)
+    tip_rows.insert(tip_rows.end(), r.begin(), r.end());
+  w.put("fracture.tip_rows", std::move(tip_rows));
 }
 
 void FractureModel::restore(const CheckpointReader &r) {
@@ -220,8 +222,11 @@ void FractureModel::restore(const CheckpointReader &r) {
   points_spare_ = {};
   carry_ = IndexView();
   initial_strain_ = r.number("fracture.initial_strain");
-  tip_last_ = r.number("fracture.tip_last");
-  tip_time_ = r.number("fracture.tip_time");
+  const std::vector<double> &tip_rows = r.reals("fracture.tip_rows");
+  if (tip_rows.size() % 2) r.mismatch("'fracture.tip_rows' is no list of (time, distance)");
+  tip_rows_.clear();
+  for (std::size_t k = 0; k < tip_rows.size(); k += 2)
+    tip_rows_.push_back({tip_rows[k], tip_rows[k + 1]});
   fragments_.failed = -1;
   follow_topology(coords);
 }

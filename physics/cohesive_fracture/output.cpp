@@ -105,6 +105,20 @@ std::vector<double> FractureModel::globals(const DofView &u) {
           double(cracked_->num_nodes())};
 }
 
+namespace {
+/// The least-squares slope of (time, value) pairs; 0 for fewer than two distinct times.
+double slope(const std::deque<std::array<double, 2>> &rows) {
+  const double n = double(rows.size());
+  double st = 0, sv = 0;
+  for (const auto &r : rows)
+    st += r[0], sv += r[1];
+  double stt = 0, stv = 0;
+  for (const auto &r : rows)
+    stt += (r[0] - st / n) * (r[0] - st / n), stv += (r[0] - st / n) * (r[1] - sv / n);
+  return stt > 0 ? stv / stt : 0.0;
+}
+} // namespace
+
 std::vector<HistoryColumn> FractureModel::history_columns(const HistorySpec &spec) {
   if (!spec.crack_tip) return {};
   tip_ = spec.crack_tip;
@@ -113,12 +127,16 @@ std::vector<HistoryColumn> FractureModel::history_columns(const HistorySpec &spe
 
 void FractureModel::history_values(const DofView & /*u*/, double time, std::vector<double> &row) {
   if (!tip_) return;
-  // The farthest facet midpoint (reference coordinates), by distance along the direction or from
-  // the point; the lowest index among equals.
+  // The farthest facet midpoint (reference coordinates) of the crack that grew, by distance along
+  // the direction or from the point; the lowest index among equals. A notch's own facets are not
+  // its: measured from a point at the notch's tip, they put the tip at the notch's mouth until the
+  // new crack was the longer.
   const Index nc = cracked_->num_cohesive();
   const auto sides = cracked_->sides();
   const auto conn = bulk_.mesh().elem2node;
   const auto X = bulk_.mesh().coords;
+  const auto notch = notch_;
+  const bool notched = notch.extent(0) > 0;
   const ElementType type = bulk_.mesh().type;
   const bool from = tip_->from_point;
   const double vx = tip_->vector[0], vy = tip_->vector[1];
@@ -127,6 +145,7 @@ void FractureModel::history_values(const DofView & /*u*/, double time, std::vect
   Kokkos::parallel_reduce(
       "fegpu::cohesive::crack_tip", range(0, nc),
       KOKKOS_LAMBDA(Index c, Reducer::value_type & b) {
+        if (notched && notch(sides.coh2facet(c))) return;
         const Index e = sides.elem(c, 0);
         const int f = sides.local(c, 0);
         const Index a = conn(e, facet_node(type, f, 0)), d = conn(e, facet_node(type, f, 1));
@@ -135,7 +154,7 @@ void FractureModel::history_values(const DofView & /*u*/, double time, std::vect
         if (s > b.val || (s == b.val && c < b.loc)) b.val = s, b.loc = c;
       },
       Reducer(best));
-  if (nc == 0) {
+  if (nc == 0 || best.loc < 0 || best.loc >= nc) { // no crack has grown yet
     row.insert(row.end(), {NAN, NAN, 0.0});
     return;
   }
@@ -149,9 +168,12 @@ void FractureModel::history_values(const DofView & /*u*/, double time, std::vect
         mid(0) = 0.5 * (X(a, 0) + X(d, 0)), mid(1) = 0.5 * (X(a, 1) + X(d, 1));
       });
   const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mid);
-  const double speed = tip_time_ >= 0 && time > tip_time_ ? (best.val - tip_last_) / (time - tip_time_) : 0.0;
-  tip_last_ = best.val, tip_time_ = time;
-  row.insert(row.end(), {h(0), h(1), speed});
+  // The speed: the least-squares slope of the distance over the last `window` rows (a difference
+  // of two rows jumps by a facet's length between rows that differ by one insertion).
+  tip_rows_.push_back({time, best.val});
+  while (tip_rows_.size() > std::size_t(tip_->window))
+    tip_rows_.pop_front();
+  row.insert(row.end(), {h(0), h(1), slope(tip_rows_)});
 }
 
 } // namespace fegpu::cohesive

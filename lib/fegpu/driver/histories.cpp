@@ -91,7 +91,9 @@ HistoryConfig HistoryConfig::parse(const InputNode &output, const std::string &e
       if (!(len > 0)) t.child("direction").error("must not be zero");
       vec = {v[0] / len, v[1] / len};
     }
-    c.spec.crack_tip = HistorySpec::CrackTip{from, vec, t};
+    const int window = t.get_positive_int("window", 5);
+    if (window < 2) t.child("window").error("a slope needs at least 2 rows");
+    c.spec.crack_tip = HistorySpec::CrackTip{from, vec, window, t};
   }
   return c;
 }
