@@ -29,8 +29,7 @@ namespace fegpu::wellbore {
 
 Problem parse_problem(const InputNode &root, const RunOptions &opts) {
   Problem p;
-  p.mesh = read_mesh_section(root, opts.input_file,
-                             {ElementType::Quad4, ElementType::Quad9, ElementType::Quad16});
+  p.mesh = read_mesh_section(root, opts.input_file, {ElementType::Quad4, ElementType::Quad9, ElementType::Quad16});
   const InputNode m = root.child("material");
   const double E = m.get_positive("youngs_modulus"), nu = m.get<double>("poissons_ratio");
   if (!(nu > -1 && nu < 0.5)) m.child("poissons_ratio").error("must be in (-1, 0.5)");

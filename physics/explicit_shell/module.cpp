@@ -14,8 +14,7 @@ namespace {
 class ShellSimulation : public ExplicitSimulation {
 public:
   ShellSimulation(const InputNode &root, const RunOptions &opts)
-      : ExplicitSimulation(root, opts),
-        mesh_(read_mesh_section(root, opts.input_file, {ElementType::Shell4})),
+      : ExplicitSimulation(root, opts), mesh_(read_mesh_section(root, opts.input_file, {ElementType::Shell4})),
         config_(parse_config(root, mesh_)) {}
 
 private:

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <deque>
 #include <filesystem>
@@ -161,16 +162,20 @@ std::unique_ptr<CheckpointReader> read_checkpoint(const std::string &path, const
   const std::string mine = rank_file(path, parts);
   std::error_code ec;
   if (!std::filesystem::exists(mine, ec)) {
+    // Rank 0's file of another count sits beside it as name.N.0 (N's digits padding the 0).
     const int ranks = parts ? parts->comm().size() : 1;
-    const auto written_by = [&](int n) {
-      throw InputError("the checkpoint '" + path + "' was written by a run on " + std::to_string(n) +
+    int other = parts && std::filesystem::exists(path, ec) ? 1 : 0;
+    const std::filesystem::path p(path);
+    const std::string stem = p.filename().string() + ".";
+    for (const auto &e : std::filesystem::directory_iterator(p.parent_path().empty() ? "." : p.parent_path(), ec)) {
+      const std::string name = e.path().filename().string();
+      if (other || name.rfind(stem, 0) != 0) continue;
+      const int n = std::atoi(name.c_str() + stem.size());
+      if (n > 1 && n != ranks && name == std::filesystem::path(ExodusPart::file_name(path, 0, n)).filename()) other = n;
+    }
+    if (other)
+      throw InputError("the checkpoint '" + path + "' was written by a run on " + std::to_string(other) +
                        " ranks, and this run has " + std::to_string(ranks));
-    };
-    if (parts && std::filesystem::exists(path, ec)) written_by(1);
-    for (int n = 2; n <= 4096; n *= 2) // the usual counts first, then every other
-      if (n != ranks && std::filesystem::exists(ExodusPart::file_name(path, 0, n), ec)) written_by(n);
-    for (int n = 3; n <= 4096; ++n)
-      if (n != ranks && std::filesystem::exists(ExodusPart::file_name(path, 0, n), ec)) written_by(n);
   }
   return std::make_unique<CheckpointReader>(mine);
 }
@@ -214,7 +219,6 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
   const parallel::Decomposition *parts = in.decomposition();
   const parallel::Comm &comm = parallel::world();
   const bool gathered = parts && parts->gathers();
-  if (restart) check_restart(*restart, s, parts);
   const long first_step = in.steps();
   if (!restart) {
     auto phase = timer.scope("start");

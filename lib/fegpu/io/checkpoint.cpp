@@ -28,47 +28,44 @@ enum Kind : std::uint64_t { kReals = 1, kIntegers = 2, kNumber = 3, kString = 4 
 /// A 64-bit checksum of bytes, xxHash64's construction (four lanes of multiply-rotate rounds over
 /// 32-byte stripes, then a mix of the tail): a few GB/s, and any change of a byte changes it but
 /// with chance 2^-64.
-class Checksum {
-public:
-  static std::uint64_t of(const void *data, std::size_t n) {
-    constexpr std::uint64_t P1 = 0x9E3779B185EBCA87ull, P2 = 0xC2B2AE3D27D4EB4Full, P3 = 0x165667B19E3779F9ull,
-                            P4 = 0x85EBCA77C2B2AE63ull, P5 = 0x27D4EB2F165667C5ull;
-    const auto *p = static_cast<const unsigned char *>(data);
-    const unsigned char *const end = p + n;
-    const auto word = [](const unsigned char *q) {
-      std::uint64_t w;
-      std::memcpy(&w, q, 8);
-      return w;
-    };
-    const auto rotl = [](std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); };
-    const auto round = [&](std::uint64_t acc, std::uint64_t w) { return rotl(acc + w * P2, 31) * P1; };
-    const auto merge = [&](std::uint64_t h, std::uint64_t acc) { return (h ^ round(0, acc)) * P1 + P4; };
-    std::uint64_t h;
-    if (n >= 32) {
-      std::uint64_t v1 = P1 + P2, v2 = P2, v3 = 0, v4 = 0 - P1;
-      for (; p + 32 <= end; p += 32) {
-        v1 = round(v1, word(p));
-        v2 = round(v2, word(p + 8));
-        v3 = round(v3, word(p + 16));
-        v4 = round(v4, word(p + 24));
-      }
-      h = rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18);
-      h = merge(merge(merge(merge(h, v1), v2), v3), v4);
-    } else {
-      h = P5;
+std::uint64_t checksum(const void *data, std::size_t n) {
+  constexpr std::uint64_t P1 = 0x9E3779B185EBCA87ull, P2 = 0xC2B2AE3D27D4EB4Full, P3 = 0x165667B19E3779F9ull,
+                          P4 = 0x85EBCA77C2B2AE63ull, P5 = 0x27D4EB2F165667C5ull;
+  const auto *p = static_cast<const unsigned char *>(data);
+  const unsigned char *const end = p + n;
+  const auto word = [](const unsigned char *q) {
+    std::uint64_t w;
+    std::memcpy(&w, q, 8);
+    return w;
+  };
+  const auto rotl = [](std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); };
+  const auto round = [&](std::uint64_t acc, std::uint64_t w) { return rotl(acc + w * P2, 31) * P1; };
+  const auto merge = [&](std::uint64_t h, std::uint64_t acc) { return (h ^ round(0, acc)) * P1 + P4; };
+  std::uint64_t h;
+  if (n >= 32) {
+    std::uint64_t v1 = P1 + P2, v2 = P2, v3 = 0, v4 = 0 - P1;
+    for (; p + 32 <= end; p += 32) {
+      v1 = round(v1, word(p));
+      v2 = round(v2, word(p + 8));
+      v3 = round(v3, word(p + 16));
+      v4 = round(v4, word(p + 24));
     }
-    h += n;
-    for (; p + 8 <= end; p += 8)
-      h = rotl(h ^ round(0, word(p)), 27) * P1 + P4;
-    for (; p < end; ++p)
-      h = rotl(h ^ (*p * P5), 11) * P1;
-    h ^= h >> 33;
-    h *= P2;
-    h ^= h >> 29;
-    h *= P3;
-    return h ^ (h >> 32);
+    h = rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18);
+    h = merge(merge(merge(merge(h, v1), v2), v3), v4);
+  } else {
+    h = P5;
   }
-};
+  h += n;
+  for (; p + 8 <= end; p += 8)
+    h = rotl(h ^ round(0, word(p)), 27) * P1 + P4;
+  for (; p < end; ++p)
+    h = rotl(h ^ (*p * P5), 11) * P1;
+  h ^= h >> 33;
+  h *= P2;
+  h ^= h >> 29;
+  h *= P3;
+  return h ^ (h >> 32);
+}
 
 std::size_t padded(std::size_t bytes) { return (bytes + 7) / 8 * 8; }
 
@@ -81,7 +78,7 @@ public:
     data_.insert(data_.end(), c, c + n);
     data_.resize(padded(data_.size()), '\0');
   }
-  std::uint64_t checksum_from(std::size_t begin) const { return Checksum::of(data_.data() + begin, size() - begin); }
+  std::uint64_t checksum_from(std::size_t begin) const { return checksum(data_.data() + begin, size() - begin); }
   std::size_t size() const { return data_.size(); }
   void set_word(std::size_t at, std::uint64_t w) { std::memcpy(data_.data() + at, &w, 8); }
   const char *data() const { return data_.data(); }
@@ -91,7 +88,7 @@ public:
     word(kind);
     word(name.size());
     word(count);
-    word(Checksum::of(payload, bytes_));
+    word(checksum(payload, bytes_));
     bytes(name.data(), name.size());
     word(checksum_from(begin)); // of the four words and the name
     bytes(payload, bytes_);
@@ -153,7 +150,7 @@ void CheckpointWriter::write(const std::string &path) const {
   image.set_word(16, image.size() + 8);
   std::uint64_t head[4];
   std::memcpy(head, image.data(), 32);
-  image.set_word(32, Checksum::of(head, 32));
+  image.set_word(32, checksum(head, 32));
   image.word(image.checksum_from(0));
 
   make_parent_folders(path);
@@ -202,7 +199,7 @@ CheckpointReader::CheckpointReader(const std::string &path) : path_(path) {
     return w;
   };
   if (n < 48 || std::memcmp(file.data(), kMagic, 8) != 0) damaged("no checkpoint mark at its start");
-  if (Checksum::of(file.data(), 32) != word(32)) damaged("its header fails its checksum");
+  if (checksum(file.data(), 32) != word(32)) damaged("its header fails its checksum");
   if (word(8) != kVersion)
     throw InputError("the checkpoint '" + path + "' is of format version " + std::to_string(word(8)) +
                      "; this fegpu-kk reads version " + std::to_string(kVersion));
@@ -216,14 +213,14 @@ CheckpointReader::CheckpointReader(const std::string &path) : path_(path) {
     const std::uint64_t kind = word(at), name_len = word(at + 8), count = word(at + 16), sum = word(at + 24);
     if (name_len > n || count > n || at + 40 + padded(name_len) > n - 8) damaged("entry " + std::to_string(e));
     const std::size_t described = at + 32 + padded(name_len);
-    if (Checksum::of(file.data() + at, described - at) != word(described))
+    if (checksum(file.data() + at, described - at) != word(described))
       damaged("the description of entry " + std::to_string(e) + " fails its checksum");
     const std::string name(file.data() + at + 32, name_len);
     const std::uint64_t bytes = kind == kString ? count : count * 8;
     at = described + 8;
     if (at + padded(bytes) > n - 8) damaged("'" + name + "' lies past its end");
     const char *payload = file.data() + at;
-    if (Checksum::of(payload, bytes) != sum) damaged("'" + name + "' fails its checksum");
+    if (checksum(payload, bytes) != sum) damaged("'" + name + "' fails its checksum");
     at += padded(bytes);
     switch (kind) {
     case kReals:
@@ -245,7 +242,7 @@ CheckpointReader::CheckpointReader(const std::string &path) : path_(path) {
       damaged("'" + name + "' is of no known kind");
     }
   }
-  if (at != n - 8 || Checksum::of(file.data(), n - 8) != word(n - 8)) damaged("the whole fails its checksum");
+  if (at != n - 8 || checksum(file.data(), n - 8) != word(n - 8)) damaged("the whole fails its checksum");
 }
 
 void set_identity(CheckpointWriter &w, const RunIdentity &identity) {
