@@ -293,8 +293,8 @@ TEST_F(App, BadFractureInput) {
                    {"fracture.law.alpha", "greater than 1"});
   expect_bad_input(replace(kFracture, "counter: deterministic", "counter: atomic"),
                    {"fracture.counter", "atomic", "global_atomic"});
-  expect_bad_input(replace(kFracture, "[[0.0, 0.0, 0.5, 0.0]]", "[[0.0, 0.05, 0.5, 0.05]]"),
-                   {"no facet of the mesh lies on the notch"});
+  expect_bad_input(replace(kFracture, "[[0.0, 0.0, 0.5, 0.0]]", "[[3.0, 0.0, 3.5, 0.0]]"),
+                   {"no chain of the mesh's interior facets runs along the notch"});
   expect_bad_input(replace(kFracture, "[[0.0, 0.0, 0.5, 0.0]]", "[[0.0, 0.0, 0.5]]"),
                    {"fracture.notches[0]", "[x0, y0, x1, y1]"});
   expect_bad_input(replace(kFracture, "counter: deterministic", "region: {x: [1.0, 0.5]}"),

@@ -127,6 +127,111 @@ TEST(Generators, RectangleAllTypes) {
   }
 }
 
+namespace {
+/// Signed areas of a triangle mesh's elements (from the corners).
+std::vector<double> areas(const HostMesh &h) {
+  const int npe = element_info(h.type).nodes;
+  std::vector<double> a;
+  for (std::size_t e = 0; e < h.conn.size() / npe; ++e) {
+    const Index *c = &h.conn[e * npe];
+    const auto x = [&](int k, int d) { return h.xyz[3 * c[k] + d]; };
+    a.push_back(0.5 * ((x(1, 0) - x(0, 0)) * (x(2, 1) - x(0, 1)) - (x(2, 0) - x(0, 0)) * (x(1, 1) - x(0, 1))));
+  }
+  return a;
+}
+
+/// Directions (degrees in [0, 180), rounded) of the element edges at a node.
+std::set<int> edge_directions(const HostMesh &h, Index n) {
+  const ElementInfo info = element_info(h.type);
+  std::set<int> dirs;
+  for (std::size_t e = 0; e < h.conn.size() / info.nodes; ++e)
+    for (int f = 0; f < info.corners; ++f) {
+      const Index a = h.conn[e * info.nodes + facet_node(h.type, f, 0)];
+      const Index b = h.conn[e * info.nodes + facet_node(h.type, f, 1)];
+      if (a != n && b != n) continue;
+      const Index o = a == n ? b : a;
+      double deg = std::atan2(h.xyz[3 * o + 1] - h.xyz[3 * n + 1], h.xyz[3 * o] - h.xyz[3 * n]) * 180 / M_PI;
+      dirs.insert(int(std::lround(deg + 360)) % 360);
+    }
+  return dirs;
+}
+} // namespace
+
+// The 4k mesh: four triangles a cell about a centre node; every interior cell corner meets edges
+// in the eight directions 0, 45, ..., 315 degrees, every centre in the four diagonal ones.
+TEST(Generators, CrossDiagonalsGiveEightDirectionsAtEveryCellCorner) {
+  const int nx = 6, ny = 4;
+  for (ElementType type : {ElementType::Tri3, ElementType::Tri6}) {
+    const HostMesh h = generate_rectangle(type, nx, ny, 3.0, 2.0, 0, 0, Diagonals::Cross);
+    const int p = element_info(type).order;
+    const Index corners = (nx + 1) * (ny + 1) + nx * ny;
+    const Index edges = nx * (ny + 1) + ny * (nx + 1) + 4 * nx * ny;
+    EXPECT_EQ(h.conn.size() / element_info(type).nodes, std::size_t(4 * nx * ny)) << type_name(type);
+    EXPECT_EQ(h.xyz.size() / 3, std::size_t(corners + (p - 1) * edges)) << type_name(type);
+    const auto a = areas(h);
+    EXPECT_NEAR(std::accumulate(a.begin(), a.end(), 0.0), 6.0, 1e-12);
+    for (double x : a)
+      EXPECT_NEAR(x, 6.0 / (4 * nx * ny), 1e-12) << "every triangle a quarter cell, counter-clockwise";
+    const Mesh m = upload(h);
+    const Topology t = build_topology(m);
+    EXPECT_EQ(t.num_facets, edges);
+    EXPECT_EQ(t.num_boundary_facets, 2 * (nx + ny));
+    expect_consistent(m, t);
+    expect_valid_colorings(m, t);
+    EXPECT_EQ(m.side_set("top").elems.extent(0), std::size_t(nx));
+    EXPECT_EQ(m.node_set("left").nodes.extent(0), std::size_t(p * ny + 1));
+    for (Index n = 0; n < Index(h.xyz.size() / 3); ++n) {
+      const double x = h.xyz[3 * n] * nx / 3.0, y = h.xyz[3 * n + 1] * ny / 2.0;
+      if (x < 0.5 || y < 0.5 || x > nx - 0.5 || y > ny - 0.5) continue; // boundary
+      const bool corner = std::abs(x - std::round(x)) < 1e-9 && std::abs(y - std::round(y)) < 1e-9;
+      const bool centre = std::abs(x - std::floor(x) - 0.5) < 1e-9 && std::abs(y - std::floor(y) - 0.5) < 1e-9;
+      if (corner) EXPECT_EQ(edge_directions(h, n), (std::set<int>{0, 45, 90, 135, 180, 225, 270, 315}));
+      if (centre) EXPECT_EQ(edge_directions(h, n), (std::set<int>{45, 135, 225, 315}));
+    }
+  }
+}
+
+// The nodal perturbation moves interior nodes only, each by at most amplitude x its shortest
+// edge; the boundary, the sets and the total area stay; mid-side nodes stay at their edges'
+// middles; the same seed gives the same mesh, another seed another.
+TEST(Generators, PerturbationMovesInteriorNodesOnlyAndKeepsTheArea) {
+  for (ElementType type : {ElementType::Tri3, ElementType::Tri6})
+    for (Diagonals d : {Diagonals::Same, Diagonals::Alternate, Diagonals::Cross}) {
+      const HostMesh h0 = generate_rectangle(type, 12, 8, 3.0, 2.0, -1.0, 0.5, d);
+      HostMesh h = h0;
+      perturb_nodes(h, 0.3, 7);
+      const double cell = 2.0 / 8 / (d == Diagonals::Cross ? std::sqrt(2.0) : 1.0); // shortest edge
+      std::size_t moved = 0;
+      for (std::size_t n = 0; n < h.xyz.size() / 3; ++n) {
+        const double dx = h.xyz[3 * n] - h0.xyz[3 * n], dy = h.xyz[3 * n + 1] - h0.xyz[3 * n + 1];
+        const double x = h0.xyz[3 * n], y = h0.xyz[3 * n + 1];
+        const bool boundary = std::abs(x + 1) < 1e-12 || std::abs(x - 2) < 1e-12 || std::abs(y - 0.5) < 1e-12 ||
+                              std::abs(y - 2.5) < 1e-12;
+        if (boundary) EXPECT_EQ(std::hypot(dx, dy), 0.0) << "boundary node " << n;
+        EXPECT_LE(std::hypot(dx, dy), 0.3 * cell + 1e-12);
+        moved += std::hypot(dx, dy) > 0;
+      }
+      EXPECT_GT(moved, h.xyz.size() / 3 / 2) << "most nodes are interior";
+      const auto a = areas(h);
+      EXPECT_NEAR(std::accumulate(a.begin(), a.end(), 0.0), 6.0, 1e-12);
+      EXPECT_GT(*std::min_element(a.begin(), a.end()), 0.0);
+      if (type == ElementType::Tri6)
+        for (std::size_t e = 0; e < h.conn.size() / 6; ++e)
+          for (int f = 0; f < 3; ++f) {
+            const Index *c = &h.conn[6 * e];
+            for (int k = 0; k < 2; ++k)
+              EXPECT_NEAR(h.xyz[3 * c[3 + f] + k], 0.5 * (h.xyz[3 * c[f] + k] + h.xyz[3 * c[(f + 1) % 3] + k]), 1e-14);
+          }
+      for (std::size_t s = 0; s < h.node_sets.size(); ++s)
+        EXPECT_EQ(h.node_sets[s].a, h0.node_sets[s].a);
+      HostMesh again = h0, other = h0;
+      perturb_nodes(again, 0.3, 7);
+      perturb_nodes(other, 0.3, 8);
+      EXPECT_EQ(again.xyz, h.xyz);
+      EXPECT_NE(other.xyz, h.xyz);
+    }
+}
+
 // The two sweeps of many ranks' overlapped exchange: the elements touching a flagged node (a band
 // of the plate: those with a node left of x = 0.6, found from the coordinates here), then the rest;
 // every part still a valid colouring, every element once.

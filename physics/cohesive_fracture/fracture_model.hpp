@@ -175,6 +175,7 @@ private:
   std::optional<HistorySpec::CrackTip> tip_;
   std::deque<std::array<double, 2>> tip_rows_; ///< the tip's (time, distance) at the last rows, for its speed
   DeviceView<uint8_t *> notch_;                ///< (facet): cracked as a notch at the start (not the tip's)
+  double notch_deviation_ = 0;                 ///< largest distance of a notch's facets from its segment
   DeviceView<double[2]> tip_point_{"fegpu::cohesive::crack_tip_point"}; ///< the tip's midpoint, each row
 };
 

@@ -5,14 +5,19 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <limits>
+#include <map>
 #include <numbers>
 
 namespace fegpu {
 
 namespace {
 
-/// Lattice points per cell edge for an element type.
-int lattice_resolution(ElementType t) { return element_info(t).order; }
+/// Lattice points per cell edge for an element type; a cell cut by both diagonals needs its centre
+/// (and, for T6, the quarter points of its half-diagonals), so twice as many.
+int lattice_resolution(ElementType t, Diagonals d = Diagonals::Same) {
+  return element_info(t).order * (d == Diagonals::Cross ? 2 : 1);
+}
 
 /// Cell-boundary positions in [0,1] for n cells graded geometrically; lattice point I of
 /// resolution r lies linearly between its cell's bounds.
@@ -35,11 +40,32 @@ using LatticeNode = std::function<Index(int I, int J)>;
 /// Local lattice offsets (a, b) of each element node within a cell, for the two diagonals.
 struct CellTemplate {
   int elems;
-  std::array<std::array<std::array<int, 2>, 16>, 2> nodes; // [element in cell][local node] -> (a,b)
+  std::array<std::array<std::array<int, 2>, 16>, 4> nodes; // [element in cell][local node] -> (a,b)
 };
 
-CellTemplate cell_template(ElementType t, bool other_diagonal) {
+/// The diagonal a cell of a triangle mesh is cut along: the first (lower left to upper right), the
+/// other, or both (four triangles about the cell's centre).
+enum class CellCut { First, Other, Both };
+
+CellTemplate cell_template(ElementType t, CellCut cut) {
   CellTemplate c{};
+  const bool other_diagonal = cut == CellCut::Other;
+  if (cut == CellCut::Both && element_info(t).corners == 3) {
+    // Bottom, right, top, left triangles, each with its cell side as local facet 0; lattice of
+    // resolution 2 (T3) or 4 (T6), the centre at (r/2, r/2).
+    c.elems = 4;
+    if (t == ElementType::Tri3)
+      c.nodes = {{{{{0, 0}, {2, 0}, {1, 1}}},
+                  {{{2, 0}, {2, 2}, {1, 1}}},
+                  {{{2, 2}, {0, 2}, {1, 1}}},
+                  {{{0, 2}, {0, 0}, {1, 1}}}}};
+    else
+      c.nodes = {{{{{0, 0}, {4, 0}, {2, 2}, {2, 0}, {3, 1}, {1, 1}}},
+                  {{{4, 0}, {4, 4}, {2, 2}, {4, 2}, {3, 3}, {3, 1}}},
+                  {{{4, 4}, {0, 4}, {2, 2}, {2, 4}, {1, 3}, {3, 3}}},
+                  {{{0, 4}, {0, 0}, {2, 2}, {0, 2}, {1, 1}, {1, 3}}}}};
+    return c;
+  }
   switch (t) {
   case ElementType::Tri3:
     c.elems = 2;
@@ -72,8 +98,10 @@ CellTemplate cell_template(ElementType t, bool other_diagonal) {
 
 /// Which element of a cell and which of its local facets lies on cell side s
 /// (0 bottom, 1 right, 2 top, 3 left).
-std::array<int, 2> side_facet(ElementType t, bool other_diagonal, int s) {
+std::array<int, 2> side_facet(ElementType t, CellCut cut, int s) {
   if (element_info(t).corners == 4) return {0, s};
+  if (cut == CellCut::Both) return {s, 0};
+  const bool other_diagonal = cut == CellCut::Other;
   static const int d0[4][2] = {{0, 0}, {0, 1}, {1, 1}, {1, 2}};
   static const int d1[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 2}};
   const auto &row = other_diagonal ? d1[s] : d0[s];
@@ -82,9 +110,8 @@ std::array<int, 2> side_facet(ElementType t, bool other_diagonal, int s) {
 
 /// Appends the elements of an nx x ny block of cells; `side_names` names the side sets that
 /// collect the block's bottom, right, top and left boundaries ("" for none).
-void add_block(HostMesh &h, int nx, int ny, const LatticeNode &node, const std::function<bool(int, int)> &other_diag,
-               const std::array<std::string, 4> &side_names) {
-  const int r = lattice_resolution(h.type);
+void add_block(HostMesh &h, int nx, int ny, const LatticeNode &node, const std::function<CellCut(int, int)> &cut_of,
+               const std::array<std::string, 4> &side_names, int r) {
   const int npe = element_info(h.type).nodes;
   auto side_set = [&](const std::string &name) -> HostMesh::Set & {
     for (auto &s : h.side_sets)
@@ -94,7 +121,7 @@ void add_block(HostMesh &h, int nx, int ny, const LatticeNode &node, const std::
   };
   for (int j = 0; j < ny; ++j)
     for (int i = 0; i < nx; ++i) {
-      const bool od = other_diag(i, j);
+      const CellCut od = cut_of(i, j);
       const CellTemplate c = cell_template(h.type, od);
       const Index first = static_cast<Index>(h.conn.size() / npe);
       for (int e = 0; e < c.elems; ++e)
@@ -145,18 +172,23 @@ void check_counts(int a, int b, const char *what) {
 } // namespace
 
 HostMesh generate_rectangle(ElementType type, int nx, int ny, double lx, double ly, double x0, double y0,
-                            bool alternate) {
+                            Diagonals diagonals) {
   check_counts(nx, ny, "rectangle");
   HostMesh h;
   h.type = type;
   h.dim = type == ElementType::Shell4 ? 3 : 2;
-  const int r = lattice_resolution(type), NI = r * nx + 1, NJ = r * ny + 1;
+  const bool triangles = element_info(type).corners == 3;
+  const Diagonals d = triangles ? diagonals : Diagonals::Same;
+  const int r = lattice_resolution(type, d), NI = r * nx + 1, NJ = r * ny + 1;
   for (int J = 0; J < NJ; ++J)
     for (int I = 0; I < NI; ++I)
       h.xyz.insert(h.xyz.end(), {x0 + lx * I / (NI - 1), y0 + ly * J / (NJ - 1), 0.0});
+  const auto cut = [d](int i, int j) {
+    if (d == Diagonals::Cross) return CellCut::Both;
+    return d == Diagonals::Alternate && (i + j) % 2 == 1 ? CellCut::Other : CellCut::First;
+  };
   add_block(
-      h, nx, ny, [&](int I, int J) { return J * NI + I; }, [&](int i, int j) { return alternate && (i + j) % 2 == 1; },
-      {"bottom", "right", "top", "left"});
+      h, nx, ny, [&](int I, int J) { return J * NI + I; }, cut, {"bottom", "right", "top", "left"}, r);
   finish(h, "rectangle");
   return h;
 }
@@ -178,8 +210,8 @@ HostMesh generate_annulus(ElementType type, int n_theta, int n_r, double r_in, d
       h.xyz.insert(h.xyz.end(), {rad * std::cos(th), rad * std::sin(th), 0.0});
     }
   add_block(
-      h, n_r, n_theta, [&](int I, int J) { return (J % NJ) * NI + I; }, [](int, int) { return false; },
-      {closed ? "" : "start", "outer", closed ? "" : "end", "inner"});
+      h, n_r, n_theta, [&](int I, int J) { return (J % NJ) * NI + I; }, [](int, int) { return CellCut::First; },
+      {closed ? "" : "start", "outer", closed ? "" : "end", "inner"}, r);
   finish(h, "annulus");
   return h;
 }
@@ -218,10 +250,12 @@ HostMesh generate_disc(ElementType type, int n_theta, int n_r, double radius, do
     }
   }
   // Core triangles in a union-jack pattern, symmetric about both axes.
-  add_block(h, n, n, square, [n](int i, int j) { return (2 * i < n) != (2 * j < n); }, {"", "", "", ""});
+  add_block(
+      h, n, n, square, [n](int i, int j) { return (2 * i < n) != (2 * j < n) ? CellCut::Other : CellCut::First; },
+      {"", "", "", ""}, r);
   add_block(
       h, n_r, 4 * n, [&](int I, int J) { return I == 0 ? perimeter(J) : base + (J % (4 * m)) * NR + (I - 1); },
-      [](int, int) { return false; }, {"", "outer", "", ""});
+      [](int, int) { return CellCut::First; }, {"", "outer", "", ""}, r);
   finish(h, "disc");
   return h;
 }
@@ -242,8 +276,8 @@ HostMesh generate_cylinder(int n_theta, int n_z, double radius, double length, d
     }
   // theta x z keeps e_theta x e_z = outward normal.
   add_block(
-      h, n_theta, n_z, [&](int I, int J) { return J * NI + (I % NI); }, [](int, int) { return false; },
-      {"bottom", closed ? "" : "end", "top", closed ? "" : "start"});
+      h, n_theta, n_z, [&](int I, int J) { return J * NI + (I % NI); }, [](int, int) { return CellCut::First; },
+      {"bottom", closed ? "" : "end", "top", closed ? "" : "start"}, 1);
   finish(h, "cylinder");
   return h;
 }
@@ -268,10 +302,78 @@ HostMesh generate_hemisphere(int n_theta, int n_phi, double radius, double hole_
     }
   // theta x (towards the pole) keeps the outward normal, as on the cylinder.
   add_block(
-      h, n_theta, n_phi, [&](int I, int J) { return J * NI + (I % NI); }, [](int, int) { return false; },
-      {"equator", closed ? "" : "end", "hole", closed ? "" : "start"});
+      h, n_theta, n_phi, [&](int I, int J) { return J * NI + (I % NI); }, [](int, int) { return CellCut::First; },
+      {"equator", closed ? "" : "end", "hole", closed ? "" : "start"}, 1);
   finish(h, "hemisphere");
   return h;
+}
+
+} // namespace fegpu
+
+namespace fegpu {
+
+void perturb_nodes(HostMesh &h, double amplitude, unsigned seed) {
+  const ElementInfo info = element_info(h.type);
+  const std::size_t nn = h.xyz.size() / 3, npe = info.nodes, ne = h.conn.size() / npe;
+  // Fixed: nodes of a boundary edge (an edge of one element) and of any set.
+  std::vector<char> fixed(nn, 0);
+  std::map<std::pair<Index, Index>, int> edges;
+  std::vector<double> shortest(nn, std::numeric_limits<double>::infinity());
+  const auto corner = [&](std::size_t e, int f, int k) { return h.conn[e * npe + facet_node(h.type, f, k)]; };
+  for (std::size_t e = 0; e < ne; ++e)
+    for (int f = 0; f < info.corners; ++f) {
+      const Index a = corner(e, f, 0), b = corner(e, f, 1);
+      ++edges[{std::min(a, b), std::max(a, b)}];
+      const double l = std::hypot(h.xyz[3 * a] - h.xyz[3 * b], h.xyz[3 * a + 1] - h.xyz[3 * b + 1],
+                                  h.xyz[3 * a + 2] - h.xyz[3 * b + 2]);
+      shortest[a] = std::min(shortest[a], l);
+      shortest[b] = std::min(shortest[b], l);
+    }
+  for (std::size_t e = 0; e < ne; ++e)
+    for (int f = 0; f < info.corners; ++f) {
+      const Index a = corner(e, f, 0), b = corner(e, f, 1);
+      if (edges[{std::min(a, b), std::max(a, b)}] == 1)
+        for (int k = 0; k < info.nodes_per_facet; ++k)
+          fixed[corner(e, f, k)] = 1;
+    }
+  for (const auto &s : h.node_sets)
+    for (Index n : s.a)
+      fixed[n] = 1;
+  for (const auto &s : h.side_sets)
+    for (std::size_t i = 0; i < s.a.size(); ++i)
+      for (int k = 0; k < info.nodes_per_facet; ++k)
+        fixed[corner(s.a[i], s.b[i], k)] = 1;
+  // Corners: a random point of the disc of radius amplitude x shortest edge (splitmix64 of the
+  // seed and the node), so a mesh is perturbed the same way on every machine.
+  const auto uniform = [seed](uint64_t n, uint64_t k) {
+    uint64_t z = (uint64_t(seed) * 0x9E3779B97F4A7C15ull) ^ (2 * n + k + 1) * 0xD1B54A32D192ED03ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (double(z >> 11) + 0.5) * 0x1.0p-53;
+  };
+  std::vector<char> moved(nn, 0);
+  for (std::size_t e = 0; e < ne; ++e)
+    for (int c = 0; c < info.corners; ++c) {
+      const Index n = h.conn[e * npe + c];
+      if (fixed[n] || moved[n]) continue;
+      moved[n] = 1;
+      const double r = amplitude * shortest[n] * std::sqrt(uniform(n, 0)), phi = 2 * std::numbers::pi * uniform(n, 1);
+      h.xyz[3 * n] += r * std::cos(phi);
+      h.xyz[3 * n + 1] += r * std::sin(phi);
+    }
+  // Mid-side nodes of an edge whose corners moved: to the edge's middle (or its thirds).
+  for (std::size_t e = 0; e < ne; ++e)
+    for (int f = 0; f < info.corners; ++f) {
+      const Index a = corner(e, f, 0), b = corner(e, f, 1);
+      if (!moved[a] && !moved[b]) continue;
+      for (int k = 2; k < info.nodes_per_facet; ++k) {
+        const Index m = corner(e, f, k);
+        const double s = double(k - 1) / (info.nodes_per_facet - 1);
+        for (int d = 0; d < 3; ++d)
+          h.xyz[3 * m + d] = (1 - s) * h.xyz[3 * a + d] + s * h.xyz[3 * b + d];
+      }
+    }
 }
 
 } // namespace fegpu

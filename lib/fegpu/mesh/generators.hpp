@@ -8,12 +8,23 @@
 
 namespace fegpu {
 
+/// How a rectangle's cells are cut into triangles: all along the same diagonal; along alternating
+/// diagonals (the union-jack or 4-8 pattern: every other lattice node meets eight edges, the
+/// others four); or along both, four triangles about a centre node (the 4k mesh: every cell
+/// corner meets eight edges, at 45 degrees).
+enum class Diagonals { Same, Alternate, Cross };
+
 /// nx x ny cells on [x0, x0+lx] x [y0, y0+ly]; side and node sets left, right, bottom, top.
-/// Triangles split every cell along the same diagonal, or with `alternate` along alternating
-/// diagonals (a chevron pattern with no preferred direction, for crack paths). Shell4 gives a
-/// flat plate in 3D (z = 0).
+/// Triangles cut the cells as `diagonals` says. Shell4 gives a flat plate in 3D (z = 0).
 HostMesh generate_rectangle(ElementType type, int nx, int ny, double lx, double ly, double x0 = 0, double y0 = 0,
-                            bool alternate = false);
+                            Diagonals diagonals = Diagonals::Same);
+
+/// Moves every node off the boundary and out of every set by a random vector of length up to
+/// `amplitude` times its shortest edge (uniform in the disc, from a hash of the seed and the node),
+/// corner nodes first, then each mid-side node to the middle of its edge (edges stay straight).
+/// The nodal perturbation of Paulino, Park, Celes and Espinha (IJNME 84, 2010): a structured
+/// mesh's facets then offer every direction, so crack paths stop following its lattice.
+void perturb_nodes(HostMesh &h, double amplitude, unsigned seed);
 
 /// Ring r_in <= r <= r_out, n_theta x n_r cells, over `angle_deg` degrees (360: closed ring).
 /// Sets inner, outer (and start, end for a sector).
@@ -35,6 +46,8 @@ HostMesh generate_cylinder(int n_theta, int n_z, double radius, double length, d
 HostMesh generate_hemisphere(int n_theta, int n_phi, double radius, double hole_deg, double angle_deg = 360.0);
 
 /// Element counts expected of a structured quad mesh of cells split per type.
-inline int elements_per_cell(ElementType t) { return (t == ElementType::Tri3 || t == ElementType::Tri6) ? 2 : 1; }
+inline int elements_per_cell(ElementType t, Diagonals d = Diagonals::Same) {
+  return (t == ElementType::Tri3 || t == ElementType::Tri6) ? (d == Diagonals::Cross ? 4 : 2) : 1;
+}
 
 } // namespace fegpu

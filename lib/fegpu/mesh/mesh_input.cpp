@@ -68,8 +68,8 @@ std::string folder_of(const std::string &file) {
 }
 } // namespace
 
-HostMesh read_mesh_section(const InputNode &root, const std::string &input_file,
-                           const std::vector<ElementType> &allowed) {
+namespace {
+HostMesh read_mesh(const InputNode &root, const std::string &input_file, const std::vector<ElementType> &allowed) {
   const InputNode s = root.child("mesh");
   const bool classic = classic_chosen(root);
   if (s.has("file")) {
@@ -121,9 +121,11 @@ HostMesh read_mesh_section(const InputNode &root, const std::string &input_file,
     const int nx = s.get_positive_int("nx"), ny = s.get_positive_int("ny");
     const double lx = s.get_positive("lx"), ly = s.get_positive("ly");
     const double x0 = s.get<double>("x0", 0.0), y0 = s.get<double>("y0", 0.0);
-    const bool alternate = s.get_choice("diagonals", {"same", "alternate"}, "same") == "alternate";
-    check_size(s, double(nx) * ny, per_cell, (p * nx + 1) * (p * ny + 1), info.nodes, classic);
-    return wrap([&] { return generate_rectangle(type, nx, ny, lx, ly, x0, y0, alternate); });
+    const std::string cut = s.get_choice("diagonals", {"same", "alternate", "cross"}, "same");
+    const Diagonals d = cut == "cross" ? Diagonals::Cross : cut == "alternate" ? Diagonals::Alternate : Diagonals::Same;
+    const double q = d == Diagonals::Cross ? 2 * p : p;
+    check_size(s, double(nx) * ny, elements_per_cell(type, d), (q * nx + 1) * (q * ny + 1), info.nodes, classic);
+    return wrap([&] { return generate_rectangle(type, nx, ny, lx, ly, x0, y0, d); });
   }
   if (gen == "annulus") {
     const int nt = s.get_positive_int("n_theta"), nr = s.get_positive_int("n_r");
@@ -138,6 +140,31 @@ HostMesh read_mesh_section(const InputNode &root, const std::string &input_file,
   check_size(s, double(nt) * nr + (nt / 4.0) * (nt / 4.0), per_cell, (p * nt + 1) * (p * (nr + nt / 4.0) + 1),
              info.nodes, classic);
   return wrap([&] { return generate_disc(type, nt, nr, r, core, g); });
+}
+
+} // namespace
+
+HostMesh read_mesh_section(const InputNode &root, const std::string &input_file,
+                           const std::vector<ElementType> &allowed) {
+  const InputNode s = root.child("mesh");
+  // Read before the mesh is made, so that a mistake here costs no mesh generation.
+  double amplitude = 0;
+  unsigned seed = 1;
+  if (s.has("perturbation")) {
+    const InputNode p = s.child("perturbation");
+    amplitude = p.get<double>("amplitude");
+    if (!(amplitude >= 0 && amplitude <= 0.3))
+      p.child("amplitude").error("must be in [0, 0.3] (of each node's shortest edge; more can invert triangles)");
+    seed = static_cast<unsigned>(p.get_positive_int("seed", 1));
+  }
+  HostMesh h = read_mesh(root, input_file, allowed);
+  if (amplitude > 0) {
+    if (element_info(h.type).corners != 3 || h.dim != 2)
+      s.child("perturbation").error("perturbs triangle meshes (tri3, tri6) only, not " + type_name(h.type));
+    perturb_nodes(h, amplitude, seed);
+    h.source += " (perturbed)";
+  }
+  return h;
 }
 
 void require_set(const InputNode &node, const std::string &name, const std::vector<HostMesh::Set> &sets,
