@@ -183,6 +183,33 @@ TEST(Insertion, SeedTableA2RefinedMeshEveryStrategy) {
   }
 }
 
+// The meshes without a preferred crack direction (the 4k mesh, perturbed): a full fragmentation
+// still gives one node per element corner and side (6 per T6, 3 per T3) and a cohesive element
+// per interior facet, counted here from the cells (4 triangles each, 2 nx ny + nx + ny + 4 nx ny
+// edges, 2 (nx + ny) of them on the boundary), on every counter strategy; random partial cracks
+// match the serial reference.
+TEST(Insertion, FullFragmentationOfPerturbedCrossMeshesIsExact) {
+  const int nx = 30, ny = 20;
+  for (ElementType type : {ElementType::Tri3, ElementType::Tri6}) {
+    HostMesh h = generate_rectangle(type, nx, ny, 3.0, 2.0, 0.0, 0.0, Diagonals::Cross);
+    perturb_nodes(h, 0.3, 3);
+    const Fixture fx(h);
+    const Index ne = 4 * nx * ny, interior = nx * (ny + 1) + ny * (nx + 1) + 4 * nx * ny - 2 * (nx + ny);
+    ASSERT_EQ(fx.mesh.num_elems(), ne);
+    const auto all = to_device(pick(fx.topo, 2.0, 1));
+    for (auto s : {CounterStrategy::Deterministic, CounterStrategy::GlobalAtomic, CounterStrategy::TeamAtomic}) {
+      CrackedMesh cm(fx.mesh, fx.topo, fx.col);
+      cm.fracture(all, s);
+      EXPECT_EQ(cm.num_nodes(), element_info(type).nodes * ne) << type_name(type) << " " << to_string(s);
+      EXPECT_EQ(cm.num_cohesive(), interior) << type_name(type) << " " << to_string(s);
+    }
+    const std::vector<uint8_t> some = pick(fx.topo, 0.3, 5);
+    CrackedMesh cm(fx.mesh, fx.topo, fx.col);
+    cm.fracture(to_device(some), CounterStrategy::Deterministic);
+    EXPECT_EQ(cm.num_nodes(), reference_node_count(fx, some)) << type_name(type);
+  }
+}
+
 // A mesh may carry nodes that no element uses. They stay where they are, and the room a full
 // fracture takes (at most one node per element corner and side, which is exactly what it needs)
 // counts them: every strategy ends with 6 per element plus the unused ones, in place.

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <optional>
@@ -496,6 +496,8 @@ void ExplicitSimulation::setup() {
   if (s.steps > 1000000000L && parallel::world().root())
     std::fprintf(stderr, "fegpu-kk: warning: the run takes %.3e steps; check time.end_time and time.dt\n",
                  double(s.steps));
+  if (const std::string w = warning(); !w.empty() && parallel::world().root())
+    std::fprintf(stderr, "fegpu-kk: warning: %s\n", w.c_str());
 }
 
 void ExplicitSimulation::run() {

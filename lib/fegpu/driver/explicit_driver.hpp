@@ -57,6 +57,8 @@ protected:
   ExplicitSimulation(const InputNode &root, const RunOptions &opts);
   /// Builds the model and its integrator (timed as the set-up phase).
   virtual std::unique_ptr<ExplicitIntegrator> build() = 0;
+  /// What the module warns of once the run is set up, with --check too ("" for nothing).
+  virtual std::string warning() const { return {}; }
   /// The part of `global` this rank runs: on one rank `global` itself; on many, this rank's part
   /// (parallel/distribute.hpp), divided here, with the exchange that decomposition() then gives
   /// the integrator. A module that calls it runs on many ranks (FEGPU_REGISTER_MODULE's `ranks`).

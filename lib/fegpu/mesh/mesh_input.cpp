@@ -5,6 +5,7 @@
 #include "fegpu/mesh/generators.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <unistd.h>
@@ -142,6 +143,42 @@ HostMesh read_mesh(const InputNode &root, const std::string &input_file, const s
   return wrap([&] { return generate_disc(type, nt, nr, r, core, g); });
 }
 
+/// `node_sets: {name: {x: [min, max], y: [min, max]}}`: the nodes in a box (an axis left out is
+/// unbounded), for loads and constraints on part of a side that no set of the mesh covers.
+void add_box_node_sets(const InputNode &sets, HostMesh &h) {
+  const std::size_t nn = h.xyz.size() / 3;
+  double extent = 0;
+  for (std::size_t i = 0; i < 3 * nn; ++i)
+    extent = std::max(extent, std::abs(h.xyz[i]));
+  const double tol = 1e-9 * extent; // a box drawn on the mesh's lines takes the nodes on them
+  for (const std::string &name : sets.keys()) {
+    const InputNode box = sets.child(name);
+    for (const auto &n : h.node_sets)
+      if (n.name == name) box.error("the mesh already has a node set named '" + name + "'");
+    double lo[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL}, hi[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL};
+    const char *axes[3] = {"x", "y", "z"};
+    for (int d = 0; d < 3; ++d)
+      if (box.has(axes[d])) {
+        const auto r = box.get<std::vector<double>>(axes[d]);
+        if (r.size() != 2 || !(r[0] <= r[1])) box.child(axes[d]).error("expected [min, max] with min <= max");
+        lo[d] = r[0] - tol;
+        hi[d] = r[1] + tol;
+      }
+    std::vector<Index> nodes;
+    for (std::size_t i = 0; i < nn; ++i) {
+      bool in = true;
+      for (int d = 0; d < 3; ++d)
+        in = in && h.xyz[3 * i + d] >= lo[d] && h.xyz[3 * i + d] <= hi[d];
+      if (in) nodes.push_back(static_cast<Index>(i));
+    }
+    if (nodes.empty()) box.error("no node of the mesh lies in this box");
+    int id = 0;
+    for (const auto &n : h.node_sets)
+      id = std::max(id, n.id);
+    h.node_sets.push_back({name, id + 1, nodes, {}});
+  }
+}
+
 } // namespace
 
 HostMesh read_mesh_section(const InputNode &root, const std::string &input_file,
@@ -158,6 +195,7 @@ HostMesh read_mesh_section(const InputNode &root, const std::string &input_file,
     seed = static_cast<unsigned>(p.get_positive_int("seed", 1));
   }
   HostMesh h = read_mesh(root, input_file, allowed);
+  if (s.has("node_sets")) add_box_node_sets(s.child("node_sets"), h);
   if (amplitude > 0) {
     if (element_info(h.type).corners != 3 || h.dim != 2)
       s.child("perturbation").error("perturbs triangle meshes (tri3, tri6) only, not " + type_name(h.type));

@@ -1,0 +1,256 @@
+// Crack paths against the directions mechanics gives them, on every kind of mesh we offer (issue
+// 37). Cohesive elements open only along facets, so a mesh can steer a crack; these cases measure
+// by how much:
+// - mode II: Kalthoff and Winkler's experiment (1987): a steel plate with two parallel edge
+//   notches, struck at 16.5 m/s between them; the half above the plane of symmetry is modelled,
+//   100 x 100 mm, its 50 mm notch at y = 25 mm. The notch's tip is loaded mostly in mode II, and
+//   the crack leaves it at about 70 degrees to the notch, as observed and as the maximum hoop
+//   stress gives for pure mode II (70.5, Erdogan and Sih 1963). The kink angle is the direction of
+//   the mean of the new cohesive elements' midpoints 5 to 30 mm from the notch's tip.
+// - mode I at an inclination: a 10 mm square PMMA plate (plane stress), a 3 mm notch through its
+//   centre at theta to the mesh's x axis, uniaxial tension across it (tractions sigma (n.m) n on
+//   the sides, the uniform strain at the start). The notch is short against the plate, so its tips
+//   are loaded in mode I, and the cracks must run on along its line. The deviation is the crack's
+//   distance from that line at stations 2h apart up to 2.5 mm beyond the tips (at each, the new
+//   cohesive element nearest the line), largest over the stations, over the mesh size h.
+// Each case runs the application on an input file, as a user does, and reads the Exodus series.
+// The default suite asserts the unstructured (Gmsh) meshes' answers; the Fine test (label slow)
+// measures every mesh kind at two sizes for the table of docs/verification.md.
+#include "app_fixture.hpp"
+#include "fegpu/io/exodus.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <numbers>
+#include <sstream>
+
+namespace {
+
+constexpr double kL = 0.010, kC = 1.5e-3, kAhead = 2.5e-3; // mode I: plate, notch half-length, path measured
+constexpr double kK = 0.1, kTipX = 0.05, kTipY = 0.025;    // Kalthoff: plate, notch tip
+
+struct Point {
+  double x, y;
+};
+
+/// A mesh section and its size h for a generator pattern ("same", "alternate", "cross", with
+/// "+p" for the nodal perturbation) or a Gmsh file of test/data ("gmsh").
+struct MeshKind {
+  std::string name;
+  double h;
+  /// theta < 0: Kalthoff's plate; else the centrally notched one at theta degrees.
+  std::string file(int theta) const {
+    const int um = static_cast<int>(std::lround(h * 1e6));
+    char name[64];
+    if (theta < 0)
+      std::snprintf(name, sizeof name, "kalthoff_h%d.msh", um);
+    else
+      std::snprintf(name, sizeof name, "central_notch_%d_h%d.msh", theta, um);
+    return std::string(FEGPU_SOURCE_DIR) + "/test/data/" + name;
+  }
+  /// theta < 0: Kalthoff's plate (its impact set a box of the left edge on the generated ones).
+  std::string yaml(int theta) const {
+    if (name == "gmsh") return "{file: " + file(theta) + "}";
+    const double side = theta < 0 ? kK : kL, y0 = theta < 0 ? 0 : -kL / 2;
+    const int n = static_cast<int>(std::lround(side / h));
+    const bool perturbed = name.size() > 2 && name.substr(name.size() - 2) == "+p";
+    const std::string diagonals = perturbed ? name.substr(0, name.size() - 2) : name;
+    char s[384];
+    std::snprintf(s, sizeof s,
+                  "{generator: rectangle, element: tri3, diagonals: %s, nx: %d, ny: %d, lx: %g, ly: %g, y0: %g%s%s}",
+                  diagonals.c_str(), n, n, side, side, y0, perturbed ? ", perturbation: {amplitude: 0.15}" : "",
+                  theta < 0 ? ", node_sets: {impact: {x: [0, 0], y: [0, 0.025]}}" : "");
+    return s;
+  }
+};
+
+class CrackPaths : public App {
+protected:
+  /// Mode I's input: the mesh, PMMA, the sides' tractions and the uniform initial strain of the
+  /// stress (sxx, syy, sxy), the cohesive law's fracture energy and strength, the notch.
+  std::string input(const std::string &mesh, double sxx, double syy, double sxy, double phi, double strength,
+                    const std::array<double, 4> &notch, double end_time) const {
+    const double E = 3.24e9, nu = 0.35;
+    const double exx = (sxx - nu * syy) / E, eyy = (syy - nu * sxx) / E, exy = (1 + nu) * sxy / E;
+    char s[2048];
+    std::snprintf(s, sizeof s, R"(physics: cohesive_fracture
+mesh: %s
+materials:
+  pmma: {density: 1190, youngs_modulus: 3.24e9, poissons_ratio: 0.35, plane: stress}
+boundary_conditions:
+  - {type: traction, side_set: right, value: [%.17g, %.17g]}
+  - {type: traction, side_set: left, value: [%.17g, %.17g]}
+  - {type: traction, side_set: top, value: [%.17g, %.17g]}
+  - {type: traction, side_set: bottom, value: [%.17g, %.17g]}
+initial_conditions:
+  displacement: {x: "%.17g*x + %.17g*y", y: "%.17g*x + %.17g*y"}
+fracture:
+  law: {phi_n: %g, phi_t: %g, sigma_max: %g, tau_max: %g}
+  notches: [[%.17g, %.17g, %.17g, %.17g]]
+time: {end_time: %g, safety_factor: 0.5}
+output: {file: crack.e, every_time: %g}
+)",
+                  mesh.c_str(), sxx, sxy, -sxx, -sxy, sxy, syy, -sxy, -syy, exx, exy, exy, eyy, phi, phi, strength,
+                  strength, notch[0], notch[1], notch[2], notch[3], end_time, end_time);
+    return s;
+  }
+
+  /// Midpoints of the cohesive elements of the run's last file that its first (the notch) lacks.
+  std::vector<Point> crack() const {
+    std::string last = (dir_ / "out" / "crack.e").string();
+    for (int i = 1; fs::exists(dir_ / "out" / fegpu::ExodusWriter::series_name("crack.e", i)); ++i)
+      last = (dir_ / "out" / fegpu::ExodusWriter::series_name("crack.e", i)).string();
+    const auto midpoints = [](const std::string &file) {
+      const fegpu::ExodusReader r(file);
+      const auto xyz = r.coordinates();
+      const auto conn = r.connectivity(1);
+      std::vector<Point> p;
+      for (std::size_t c = 0; c + 3 < conn.size(); c += 4) {
+        Point m{0, 0};
+        for (int k = 0; k < 4; ++k) {
+          m.x += 0.25 * xyz[3 * conn[c + k]];
+          m.y += 0.25 * xyz[3 * conn[c + k] + 1];
+        }
+        p.push_back(m);
+      }
+      return p;
+    };
+    const auto notch = midpoints((dir_ / "out" / "crack.e").string());
+    std::vector<Point> grown;
+    for (const Point &p : midpoints(last)) {
+      bool old = false;
+      for (const Point &q : notch)
+        old = old || std::hypot(p.x - q.x, p.y - q.y) < 1e-9;
+      if (!old) grown.push_back(p);
+    }
+    return grown;
+  }
+
+  /// Mode II: Kalthoff's kink angle above the notch, in degrees (NaN where no crack grew).
+  double kink_angle(const MeshKind &mesh) {
+    // Maraging steel 18Ni(300), plane strain; K_Ic 68 MPa m^1/2 as G_c, a cohesive strength of
+    // 1.7 GPa (a cohesive zone E G_c / sigma^2 of 1.5 mm). The impact speed rises over 1 us.
+    const std::string yaml = "physics: cohesive_fracture\nmesh: " + mesh.yaml(-1) + R"(
+materials:
+  steel: {density: 8000, youngs_modulus: 1.9e11, poissons_ratio: 0.3, plane: strain}
+boundary_conditions:
+  - {type: displacement, node_set: bottom, components: y, value: 0.0}
+  - {type: velocity, node_set: impact, components: x, value: 16.5, function: {t: [0, 1.0e-6, 1.0], f: [0, 1, 1]}}
+fracture:
+  law: {phi_n: 2.213e4, phi_t: 2.213e4, sigma_max: 1.7e9, tau_max: 1.7e9}
+  notches: [[0.0, 0.025, 0.05, 0.025]]
+time: {end_time: 8.0e-5, safety_factor: 0.5}
+output: {file: crack.e, every_time: 8.0e-5}
+)";
+    const Result r = run(yaml);
+    EXPECT_EQ(r.status, 0) << r.err;
+    double sx = 0, sy = 0;
+    int n = 0;
+    for (const Point &p : crack())
+      if (const double d = std::hypot(p.x - kTipX, p.y - kTipY); d >= 5e-3 && d <= 30e-3) {
+        sx += p.x - kTipX;
+        sy += p.y - kTipY;
+        ++n;
+      }
+    return n == 0 ? std::nan("") : std::atan2(sy, sx) * 180 / std::numbers::pi;
+  }
+
+  /// Mode I at theta: the cracks' largest distance from the notch's line within kAhead of its
+  /// tips (at stations along it), in mesh sizes, and how far beyond a tip they reached (NaN where no crack grew).
+  std::pair<double, double> mode_i_deviation(const MeshKind &mesh, int theta) {
+    const double t = theta * std::numbers::pi / 180, tx = std::cos(t), ty = std::sin(t), nx = -ty, ny = tx;
+    const double cx = kL / 2, s = 1.2e7;
+    // A weaker, tougher-zoned law than PMMA's: a cohesive zone of 0.8 mm, and the 3 mm notch at
+    // about twice the Griffith load while the plate's stress stays at 0.6 of the strength.
+    const Result r = run(input(mesh.yaml(theta), s * nx * nx, s * ny * ny, s * nx * ny, 100, 20e6,
+                               {cx - kC * tx, -kC * ty, cx + kC * tx, kC * ty}, 1.2e-5));
+    EXPECT_EQ(r.status, 0) << r.err;
+    // Stations 2h apart beyond each tip: the crack nearest the line at each (a branch beside the
+    // crack does not count against it; a crack that left the line does).
+    const int stations = static_cast<int>(kAhead / (2 * mesh.h));
+    std::vector<double> nearest(2 * stations, std::numeric_limits<double>::infinity());
+    double reach = 0;
+    for (const Point &p : crack()) {
+      const double s_along = (p.x - cx) * tx + p.y * ty, along = std::abs(s_along) - kC;
+      const double off = (p.x - cx) * nx + p.y * ny;
+      if (along < 0 || std::hypot(along, off) > kAhead) continue; // (not a crack of the plate's edges)
+      const int k = std::min(stations - 1, static_cast<int>(along / (2 * mesh.h))) + (s_along > 0 ? stations : 0);
+      nearest[k] = std::min(nearest[k], std::abs(off));
+      reach = std::max(reach, along);
+    }
+    double worst = 0;
+    int n = 0;
+    for (double d : nearest)
+      if (std::isfinite(d)) {
+        worst = std::max(worst, d);
+        ++n;
+      }
+    if (n == 0) return {std::nan(""), 0};
+    return {worst / mesh.h, reach};
+  }
+};
+
+} // namespace
+
+// On an unstructured mesh and on the remedy (the 4k mesh, perturbed) Kalthoff's crack leaves at
+// the maximum hoop stress's angle, and a mode I crack runs on along its notch at every
+// inclination. These are the coarse meshes (1 mm, 0.2 mm): 7.5 degrees here, 5 at the Fine
+// test's 0.5 mm.
+TEST_F(CrackPaths, UnstructuredAndPerturbed4kMeshesFollowTheMechanics) {
+  for (const char *kind : {"gmsh", "cross+p"}) {
+    const double angle = kink_angle({kind, 1e-3});
+    std::printf("Kalthoff's kink, %s 1 mm: %.1f degrees\n", kind, angle);
+    EXPECT_NEAR(angle, 70.5, 7.5) << kind;
+    for (int theta : {0, 15, 30, 45}) {
+      const auto [dev, reach] = mode_i_deviation({kind, 0.2e-3}, theta);
+      std::printf("mode I at %d degrees, %s 0.2 mm: deviation %.2f h over %.2f mm\n", theta, kind, dev, reach * 1e3);
+      EXPECT_LE(dev, 1.0) << kind << ", " << theta << " degrees";
+      EXPECT_GE(reach, 1.0e-3) << "the crack ran on, " << kind << ", " << theta << " degrees";
+    }
+  }
+}
+
+/// Sizes in mm from the environment ("1,0.5"), else `fallback` (in m).
+static std::vector<double> sizes(const char *variable, std::vector<double> fallback) {
+  const char *v = std::getenv(variable);
+  if (!v) return fallback;
+  std::vector<double> out;
+  for (std::stringstream in(v); in.good(); in.ignore(1))
+    if (double mm; in >> mm) out.push_back(mm * 1e-3);
+  return out;
+}
+
+// The tables of docs/verification.md: every mesh kind at two sizes (FEGPU_KALTHOFF_SIZES and
+// FEGPU_MODE_I_SIZES, in mm, set others). Gmsh meshes the repository lacks are left out;
+// test/data's .geo files make them.
+TEST_F(CrackPaths, FineTableOfEveryMeshKind) {
+  const char *kinds[] = {"same", "alternate", "cross", "same+p", "alternate+p", "cross+p", "gmsh"};
+  std::printf("| mesh | h (mm) | Kalthoff's kink (deg) |\n|---|---|---|\n");
+  for (double h : sizes("FEGPU_KALTHOFF_SIZES", {1e-3, 0.5e-3}))
+    for (const char *kind : kinds) {
+      if (std::string(kind) == "gmsh" && !fs::exists(MeshKind{kind, h}.file(-1))) continue;
+      const double angle = kink_angle({kind, h});
+      std::printf("| %s | %.1f | %.1f |\n", kind, h * 1e3, angle);
+      if (std::string(kind) == "gmsh" || std::string(kind) == "cross+p") // (issue 37: 5 degrees at the finest)
+        EXPECT_NEAR(angle, 70.5, h < 0.75e-3 ? 5.0 : 7.5) << kind << ", h " << h;
+      std::fflush(stdout);
+    }
+  std::printf("| mesh | h (mm) | mode I deviation / h (reach, mm) at 0, 15, 30, 45 deg |\n|---|---|---|\n");
+  for (double h : sizes("FEGPU_MODE_I_SIZES", {0.2e-3, 0.1e-3}))
+    for (const char *kind : kinds) {
+      const MeshKind mesh{kind, h};
+      std::string row;
+      for (int theta : {0, 15, 30, 45}) {
+        char cell[64] = "-";
+        if (mesh.name != "gmsh" || fs::exists(mesh.file(theta))) {
+          const auto [dev, reach] = mode_i_deviation(mesh, theta);
+          std::snprintf(cell, sizeof cell, "%.1f (%.1f)", dev, reach * 1e3);
+          if (mesh.name == "gmsh" || mesh.name == "cross+p") EXPECT_LE(dev, 1.0) << theta << " degrees, h " << h;
+        }
+        row += (row.empty() ? "" : ", ") + std::string(cell);
+      }
+      std::printf("| %s | %.1f | %s |\n", kind, h * 1e3, row.c_str());
+      std::fflush(stdout);
+    }
+}
