@@ -178,7 +178,7 @@ def pmma(out):
     fig, (a, b) = plt.subplots(2, 1, figsize=(9, 6.2), gridspec_kw={"height_ratios": [1.4, 1]})
     pc = crack_picture(a, e, s, "stress_yy", 1e6, "stress yy [MPa]", cmap="coolwarm")
     fig.colorbar(pc, ax=a, label="stress yy [MPa]", shrink=0.8)
-    a.set_title(f"PMMA, eps0 = 0.015: cracks (black) at t = {e.time[s] * 1e6:.1f} us, T6 400 x 100 cells")
+    a.set_title(f"PMMA, eps0 = 0.015: cracks (black) at t = {e.time[s] * 1e6:.1f} us, 4k T6 400 x 100 cells, perturbed")
     a.set_xlabel("x [m]")
     a.set_ylabel("y [m]")
     h = histories(f"{out}/pmma_microbranching_histories.csv")
@@ -234,6 +234,39 @@ def notch(out):
     c3.set_title("Load-opening (histories)")
     fig.tight_layout()
     fig.savefig("docs/images/mode_i_notch.png", dpi=110)
+
+
+def kalthoff(out):
+    """The crack at the end over the von Mises stress, and its path against 70 degrees."""
+    files = series(out, "kalthoff_winkler")
+    e = Exodus(files[-1])
+    s = len(e.time) - 1
+    fig, (a, b) = plt.subplots(1, 2, figsize=(12, 5.2))
+    pc = crack_picture(a, e, s, "von_mises", 1e6, "von Mises [MPa]", cmap="magma")
+    fig.colorbar(pc, ax=a, label="von Mises stress [MPa]", shrink=0.8)
+    a.set_title(f"Kalthoff-Winkler, upper half, t = {e.time[s] * 1e6:.0f} us")
+    a.set_xlabel("x [m]")
+    a.set_ylabel("y [m]")
+    c = e.cohesive()
+    xm = 0.5 * (e.x[c[:, 0]] + e.x[c[:, 1]]) * 1e3
+    ym = 0.5 * (e.y[c[:, 0]] + e.y[c[:, 1]]) * 1e3
+    new = ~((np.abs(ym - 25) < 0.3) & (xm < 50))  # not the notch
+    b.plot(xm[new], ym[new], "k.", ms=2, label="cohesive elements")
+    r = np.hypot(xm[new] - 50, ym[new] - 25)
+    near = (r >= 5) & (r <= 30)
+    ang = np.degrees(np.arctan2((ym[new][near] - 25).mean(), (xm[new][near] - 50).mean()))
+    t = np.linspace(0, 80, 2)
+    b.plot(50 + t * np.cos(np.radians(70)), 25 + t * np.sin(np.radians(70)), "r--", lw=1, label="70 degrees (experiment)")
+    b.plot([0, 50], [25, 25], "b-", lw=2, label="notch")
+    b.set_xlim(0, 100)
+    b.set_ylim(0, 100)
+    b.set_aspect("equal")
+    b.set_xlabel("x [mm]")
+    b.set_ylabel("y [mm]")
+    b.set_title(f"Path: {ang:.1f} degrees (mean direction 5 to 30 mm from the tip)")
+    b.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig("docs/images/kalthoff_winkler.png", dpi=110)
 
 
 def plate_with_hole(out):
@@ -511,6 +544,7 @@ if __name__ == "__main__":
     plate_with_hole(out)
     expanding_ring(out, app)
     pmma(out)
+    kalthoff(out)
     circular_plate(out)
     cantilever_plate(out)
     pinched_cylinder(out)
