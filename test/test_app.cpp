@@ -302,6 +302,38 @@ TEST_F(App, BadFractureInput) {
   expect_bad_input(replace(kFracture, "counter: deterministic", "strength: {distribution: weibull}"),
                    {"fracture.strength", "modulus"});
   expect_bad_input(replace(kFracture, "phi_n: 1.0e-4, ", ""), {"fracture.law", "phi_n"});
+  expect_bad_input(replace(kFracture, "y0: -0.2}", "y0: -0.2, perturbation: {amplitude: 0.5}}"),
+                   {"mesh.perturbation.amplitude", "[0, 0.3]"});
+  expect_bad_input(replace(kFracture, "y0: -0.2}", "y0: -0.2, diagonals: union}"), {"mesh.diagonals", "cross"});
+  expect_bad_input(replace(kFracture, "y0: -0.2}", "y0: -0.2, node_sets: {hit: {x: [5, 6]}}}"),
+                   {"mesh.node_sets.hit", "no node of the mesh lies in this box"});
+  expect_bad_input(replace(kFracture, "y0: -0.2}", "y0: -0.2, node_sets: {left: {x: [0, 0]}}}"),
+                   {"mesh.node_sets.left", "already has a node set named 'left'"});
+}
+
+// A fracture run on a generated lattice warns, once set up (with --check too), that cracks follow
+// the lattice; the perturbed 4k mesh does not (and a node set drawn as a box, the strip's mouth,
+// takes a boundary condition).
+TEST_F(App, FractureOnALatticeWarnsAndAPerturbedMeshDoesNot) {
+  Result r = run(kFracture, "--check");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: cracks on a generated mesh without mesh: perturbation follow its lattice"),
+            std::string::npos)
+      << r.err;
+  const std::string perturbed =
+      replace(replace(kFracture, "y0: -0.2}",
+                      "y0: -0.2, diagonals: cross, perturbation: {amplitude: 0.15}, node_sets: {mouth: {x: [0, 0], y: "
+                      "[-0.1, 0.1]}}}"),
+              "boundary_conditions:",
+              "boundary_conditions:\n  - {type: displacement, node_set: mouth, components: x, "
+              "value: 0.0}");
+  r = run(perturbed, "--check");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  r = run(perturbed);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("TRI3 elements"), std::string::npos);
+  EXPECT_NE(r.out.find("320 TRI3"), std::string::npos) << "the 4k mesh: four triangles a cell\n" << r.out;
 }
 
 namespace {
