@@ -59,10 +59,9 @@ struct MeshKind {
     const bool perturbed = name.size() > 2 && name.substr(name.size() - 2) == "+p";
     const std::string diagonals = perturbed ? name.substr(0, name.size() - 2) : name;
     char s[384];
-    std::snprintf(s, sizeof s,
-                  "{generator: rectangle, element: tri3, diagonals: %s, nx: %d, ny: %d, lx: %g, ly: %g, y0: %g%s%s}",
-                  diagonals.c_str(), n, n, side, side, y0, perturbed ? ", perturbation: {amplitude: 0.15}" : "",
-                  struck.c_str());
+    std::snprintf(
+        s, sizeof s, "{generator: rectangle, element: tri3, diagonals: %s, nx: %d, ny: %d, lx: %g, ly: %g, y0: %g%s%s}",
+        diagonals.c_str(), n, n, side, side, y0, perturbed ? ", perturbation: {amplitude: 0.15}" : "", struck.c_str());
     return s;
   }
 };

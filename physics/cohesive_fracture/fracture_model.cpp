@@ -131,11 +131,7 @@ void strength_factors(const StrengthScatter &sc, const RealView &out) {
           out(f) = 1.0;
           return;
         }
-        uint64_t z = seed * 0x9E3779B97F4A7C15ull + uint64_t(f) + 1; // splitmix64
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
-        const double u = (double(z >> 11) + 0.5) * 0x1.0p-53; // in (0, 1)
+        const double u = hash_uniform(seed * 0x9E3779B97F4A7C15ull + uint64_t(f) + 1);
         out(f) =
             kind == StrengthScatter::Uniform ? 1 + spread * (2 * u - 1) : Kokkos::pow(-Kokkos::log(u), 1 / m) / gamma;
       });

@@ -30,6 +30,15 @@ using ConnView = DeviceView<Index **>;       // (element, local node)
 /// so a flat index `comp * num_nodes + node` is contiguous and vector kernels see one array.
 using DofView = Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace>;
 
+/// A uniform number in (0, 1) from a 64-bit state: splitmix64's finaliser, then the top 53 bits.
+/// Seeded scatters (facet strengths, node perturbations) give the same numbers on every backend.
+KOKKOS_INLINE_FUNCTION double hash_uniform(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return (double(z >> 11) + 0.5) * 0x1.0p-53;
+}
+
 /// A compressed-row map from one entity kind to another, e.g. node -> incident elements.
 struct Crs {
   IndexView offsets; // (source + 1)

@@ -343,14 +343,10 @@ void perturb_nodes(HostMesh &h, double amplitude, unsigned seed) {
     for (std::size_t i = 0; i < s.a.size(); ++i)
       for (int k = 0; k < info.nodes_per_facet; ++k)
         fixed[corner(s.a[i], s.b[i], k)] = 1;
-  // Corners: a random point of the disc of radius amplitude x shortest edge (splitmix64 of the
-  // seed and the node), so a mesh is perturbed the same way on every machine.
+  // Corners: a random point of the disc of radius amplitude x shortest edge (a hash of the seed
+  // and the node), so a mesh is perturbed the same way on every machine.
   const auto uniform = [seed](uint64_t n, uint64_t k) {
-    uint64_t z = (uint64_t(seed) * 0x9E3779B97F4A7C15ull) ^ (2 * n + k + 1) * 0xD1B54A32D192ED03ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return (double(z >> 11) + 0.5) * 0x1.0p-53;
+    return hash_uniform((uint64_t(seed) * 0x9E3779B97F4A7C15ull) ^ (2 * n + k + 1) * 0xD1B54A32D192ED03ull);
   };
   std::vector<char> moved(nn, 0);
   for (std::size_t e = 0; e < ne; ++e)
