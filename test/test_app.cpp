@@ -576,3 +576,63 @@ TEST_F(App, WellboreRunsOnAnExodusMesh) {
   EXPECT_LT(out.global(2)[col("residual")], 1e-8);
   EXPECT_GT(out.global(2)[col("plastic_points")], 0.0);
 }
+
+// A 3D run: the box generator's TET10 mesh, every kind of condition in 3D, its Exodus file (3D
+// coordinates, TETRA10, the z components and six stresses) and histories (the z columns).
+const std::string kSolid = R"yaml(physics: elastodynamics
+mesh: {generator: box, element: tet10, nx: 6, ny: 2, nz: 2, lx: 1.0, ly: 0.2, lz: 0.2}
+materials:
+  steel: {density: 1.0, youngs_modulus: 1.0, poissons_ratio: 0.25}
+boundary_conditions:
+  - {type: displacement, node_set: left, components: all, value: 0.0}
+  - {type: traction, side_set: right, value: [0.0, 0.0, -0.001]}
+  - {type: pressure, side_set: top, value: 0.0005}
+initial_conditions:
+  velocity: {z: "0.01*x*(1+y+z)"}
+time: {end_time: 0.5}
+output:
+  file: solid.e
+  every_steps: 10
+  histories: {every_steps: 5, probes: [{name: tip, field: displacement, point: [1.0, 0.1, 0.1]}], reactions: [{name: root, node_set: left}]}
+)yaml";
+
+TEST_F(App, TetrahedraRunIn3D) {
+  const Result r = run(kSolid);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("325 nodes, 144 TETRA10 elements"), std::string::npos) << r.out; // 13 x 5 x 5 lattice
+  const fegpu::ExodusReader e((dir_ / "out" / "solid.e").string());
+  const auto nodal = e.variable_names('n'), element = e.variable_names('e');
+  for (const char *v : {"displacement_z", "velocity_z", "acceleration_z"})
+    EXPECT_NE(std::find(nodal.begin(), nodal.end(), v), nodal.end()) << v;
+  for (const char *v : {"stress_zz", "stress_yz", "stress_xz", "von_mises"})
+    EXPECT_NE(std::find(element.begin(), element.end(), v), element.end()) << v;
+  const fegpu::HostMesh back = fegpu::read_exodus_mesh((dir_ / "out" / "solid.e").string());
+  EXPECT_EQ(back.type, fegpu::ElementType::Tet10);
+  EXPECT_EQ(back.dim, 3);
+  const std::string h = slurp(dir_ / "out" / "solid_histories.csv");
+  for (const char *c : {"tip_displacement_z", "root_reaction_z"})
+    EXPECT_NE(h.find(c), std::string::npos) << c << " in " << h.substr(0, 300);
+}
+
+TEST_F(App, BadSolidInput) {
+  expect_bad_input(replace(kSolid, "poissons_ratio: 0.25}", "poissons_ratio: 0.25, thickness: 0.1}"),
+                   {"materials.steel.thickness", "no plane state or thickness"});
+  expect_bad_input(replace(kSolid, "value: [0.0, 0.0, -0.001]", "value: [0.0, -0.001]"),
+                   {"boundary_conditions[1].value", "[x, y, z]"});
+  expect_bad_input(replace(kSolid, "element: tet10", "element: tri6"), {"mesh.element", "tet4, tet10"});
+  expect_bad_input(replace(kGood, "components: [x, y]", "components: [x, z]"), {"unknown component 'z'"});
+  expect_bad_input(replace(kFracture,
+                           "{generator: rectangle, element: tri3, nx: 20, ny: 4, lx: 2.0, ly: 0.4, y0: -0.2}",
+                           "{generator: box, element: tet4, nx: 2, ny: 2, nz: 2, lx: 1, ly: 1, lz: 1}"),
+                   {"mesh.generator", "does not accept tetrahedral meshes"});
+  // An inverted tetrahedron in a mesh file: exit 2 naming it by the file's id.
+  fegpu::HostMesh m = fegpu::generate_box(fegpu::ElementType::Tet4, 2, 1, 1, 1.0, 0.5, 0.5);
+  m.elem_gid.resize(m.conn.size() / 4);
+  for (std::size_t i = 0; i < m.elem_gid.size(); ++i)
+    m.elem_gid[i] = 100 + fegpu::GlobalId(i);
+  std::swap(m.conn[4 * 7 + 1], m.conn[4 * 7 + 2]);
+  { fegpu::ExodusWriter w((dir_ / "inverted.exo").string(), m, {}); }
+  expect_bad_input(replace(kSolid, "{generator: box, element: tet10, nx: 6, ny: 2, nz: 2, lx: 1.0, ly: 0.2, lz: 0.2}",
+                           "{file: inverted.exo}"),
+                   {"element 107", "inverted"});
+}

@@ -50,8 +50,9 @@ void expect_same_mesh(const HostMesh &a, const HostMesh &b) {
 
 TEST(Exodus, MeshRoundTripEveryType) {
   for (auto type : {ElementType::Tri3, ElementType::Tri6, ElementType::Quad4, ElementType::Quad8, ElementType::Quad9,
-                    ElementType::Shell4}) {
-    HostMesh h = generate_rectangle(type, 5, 3, 2.0, 1.0);
+                    ElementType::Shell4, ElementType::Tet4, ElementType::Tet10}) {
+    HostMesh h = element_info(type).dim == 3 ? generate_box(type, 3, 2, 2, 2.0, 1.0, 0.5)
+                                             : generate_rectangle(type, 5, 3, 2.0, 1.0);
     // Non-trivial coordinates and global ids.
     for (double &x : h.xyz)
       x = x * 1.1 + 1e-3 * std::sin(17 * x);
@@ -211,7 +212,9 @@ TEST(Gmsh, RoundTripWithSetsEveryType) {
        {ElementType::Tri3, ElementType::Tri6, ElementType::Quad4, ElementType::Quad9, ElementType::Quad16})
     meshes.push_back(generate_rectangle(t, 3, 2, 1.5, 0.5));
   meshes.push_back(generate_annulus(ElementType::Quad9, 4, 3, 0.1, 1.0, 1.2, 90.0));
-  meshes.push_back(generate_cylinder(6, 3, 1.0, 2.0, 180.0)); // a shell surface in 3D
+  meshes.push_back(generate_cylinder(6, 3, 1.0, 2.0, 180.0));   // a shell surface in 3D
+  for (ElementType t : {ElementType::Tet4, ElementType::Tet10}) // volumes, their faces the side sets
+    meshes.push_back(generate_box(t, 3, 2, 2, 1.5, 0.5, 0.5));
   for (const HostMesh &h : meshes) {
     const std::string path = temp_file("round.msh");
     write_gmsh_mesh(path, h);
@@ -254,8 +257,9 @@ TEST(Gmsh, BadFilesAreInputErrorsNamingTheLine) {
   const std::string nodes = "$Nodes\n1 3 1 3\n2 1 0 3\n1\n2\n3\n0 0 0\n1 0 0\n0 1 0\n$EndNodes\n";
   EXPECT_NE(error(head + nodes + "$Elements\n1 1 1 1\n2 1 2 1\n1 1 2 9\n$EndElements\n").find("node 9"),
             std::string::npos);
-  EXPECT_NE(error(head + nodes + "$Elements\n1 1 1 1\n2 1 4 1\n1 1 2 3 4\n$EndElements\n").find("element type 4"),
-            std::string::npos);
+  EXPECT_NE(
+      error(head + nodes + "$Elements\n1 1 1 1\n3 1 5 1\n1 1 2 3 1 2 3 1 2\n$EndElements\n").find("element type 5"),
+      std::string::npos);
   const std::string bad = error(head + "$Nodes\n1 3 1 3\n2 1 0 3\n1\n2\n3\n0 0 0\n1 x 0\n");
   EXPECT_NE(bad.find("line 11: 'x' is not a number"), std::string::npos) << bad;
   EXPECT_NE(error("").find("expected $MeshFormat"), std::string::npos);

@@ -386,6 +386,32 @@ TEST_F(Mpi, ExamplesMatchOneRank) {
   expect_matches_one_rank(example("quickstart"), {2}, "--max-steps 2000");
 }
 
+// 3D: TET10 and TET4 boxes with every kind of condition, partitioned on the graph of shared faces.
+TEST_F(Mpi, TetrahedraMatchOneRank) {
+  const std::string yaml = R"yaml(physics: elastodynamics
+mesh: {generator: box, element: tet10, nx: 8, ny: 3, nz: 2, lx: 2.0, ly: 0.75, lz: 0.5}
+materials:
+  a: {density: 2.0, youngs_modulus: 100.0, poissons_ratio: 0.3}
+boundary_conditions:
+  - {type: displacement, node_set: bottom, components: [y, z], value: 0.0}
+  - {type: velocity, node_set: left, components: x, value: 0.01, function: {t: [0, 1, 2], f: [0, 1, 0]}}
+  - {type: traction, side_set: right, value: [0.5, 0.25, -0.1], function: {t: [0, 0.5], f: [0, 1]}}
+  - {type: pressure, side_set: front, value: 0.2}
+  - {type: force, node_set: top, value: [0.0, -0.01, 0.005]}
+initial_conditions:
+  velocity: {z: "0.01*x*(2-x)"}
+  displacement: {x: "0.001*y*z"}
+time: {end_time: 1.0}
+output: {file: solid.e, every_time: 0.25, histories: {file: solid.csv, every_steps: 5,
+         probes: [{name: tip, field: velocity, point: [2.0, 0.75, 0.5]}], reactions: [{name: base, node_set: bottom}]}}
+)yaml";
+  expect_matches_one_rank(yaml, {2, 4});
+  expect_matches_one_rank(replace(yaml, "element: tet10", "element: tet4"), {3});
+  ASSERT_EQ(mpirun(1, write_input("h.yaml", yaml), "h1").status, 0);
+  ASSERT_EQ(mpirun(3, write_input("h.yaml", yaml), "h3").status, 0);
+  expect_same_rows(slurp(dir_ / "h1" / "solid.csv"), slurp(dir_ / "h3" / "solid.csv"));
+}
+
 // Every kind of boundary condition and load, initial conditions, histories (a probe, a reaction),
 // both scatter strategies and T3 elements.
 TEST_F(Mpi, EveryConditionLoadAndScatter) {

@@ -29,6 +29,23 @@ output:
   histories: {every_steps: 3, reactions: [{name: pull, side_set: right}], probes: [{name: end, field: velocity, point: [1, 0.05]}]}
   checkpoint: {every_steps: 50, keep: 5}
 )";
+// The same in 3D: a TET10 bar clamped, pulled and twisted, with z in its histories.
+const std::string kPulled3D = R"(physics: elastodynamics
+mesh: {generator: box, element: tet10, nx: 6, ny: 1, nz: 1, lx: 1.0, ly: 0.1, lz: 0.1}
+materials:
+  m: {density: 1.0, youngs_modulus: 1.0, poissons_ratio: 0.25}
+boundary_conditions:
+  - {type: displacement, node_set: left, components: all, value: 0.0}
+  - {type: velocity, node_set: right, components: [x, z], value: 0.01, function: {t: [0, 1, 3], f: [0, 1, 1]}}
+initial_conditions:
+  velocity: {y: "0.001*x*z"}
+time: {end_time: 3.0}
+output:
+  file: bar.e
+  every_steps: 7
+  histories: {every_steps: 3, reactions: [{name: pull, side_set: right}], probes: [{name: end, field: velocity, point: [1, 0.05, 0.05]}]}
+  checkpoint: {every_steps: 50, keep: 5}
+)";
 // The notched strip cracks before and after the checkpoint at step 147.
 const std::string kCrack = R"(physics: cohesive_fracture
 mesh: {generator: rectangle, element: tri6, nx: 20, ny: 4, lx: 2.0, ly: 0.4, y0: -0.2}
@@ -161,6 +178,10 @@ protected:
 
 TEST_F(Restart, ElastodynamicsContinuesBitForBit) {
   expect_continues(kPulled, 130, "pulled_checkpoint_000000100.ckpt", "pulled.e", "pulled_histories.csv");
+}
+
+TEST_F(Restart, TetrahedraContinueBitForBit) {
+  expect_continues(kPulled3D, 130, "bar_checkpoint_000000100.ckpt", "bar.e", "bar_histories.csv");
 }
 
 TEST_F(Restart, FractureContinuesBitForBitThroughItsInsertions) {

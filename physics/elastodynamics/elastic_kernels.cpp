@@ -3,65 +3,118 @@
 /// no device lambda inside a generic lambda, and none in a private member.
 #include "elastic_kernels.hpp"
 
+#include "fegpu/core/error.hpp"
+
+#include <type_traits>
+
 namespace fegpu::elastic {
 
 namespace {
 
-/// Gathers an element's coordinates and displacements.
-template <int NPE> struct Gather {
+/// The solid elements by node count: T3 (3), T6 (6) in 2D; TET4 (4), TET10 (10) in 3D. Every
+/// kernel below is written once over these; triangle.hpp and tetrahedron.hpp hold the maths.
+template <int N> constexpr int kDim = (N == 4 || N == 10) ? 3 : 2;
+
+template <int N> struct Solid {
+  static constexpr int D = kDim<N>;
   ConnView conn;
   CoordView xyz;
-  KOKKOS_INLINE_FUNCTION void coords(Index e, double x[NPE], double y[NPE]) const {
-    for (int a = 0; a < NPE; ++a) {
+  KOKKOS_INLINE_FUNCTION void coords(Index e, double x[D][N]) const {
+    for (int a = 0; a < N; ++a) {
       const Index n = conn(e, a);
-      x[a] = xyz(n, 0);
-      y[a] = xyz(n, 1);
+      for (int i = 0; i < D; ++i)
+        x[i][a] = xyz(n, i);
     }
   }
-  KOKKOS_INLINE_FUNCTION void field(Index e, const DofView &u, double ux[NPE], double uy[NPE]) const {
-    for (int a = 0; a < NPE; ++a) {
+  KOKKOS_INLINE_FUNCTION void field(Index e, const DofView &u, double ux[D][N]) const {
+    for (int a = 0; a < N; ++a) {
       const Index n = conn(e, a);
-      ux[a] = u(n, 0);
-      uy[a] = u(n, 1);
+      for (int i = 0; i < D; ++i)
+        ux[i][a] = u(n, i);
     }
+  }
+  /// Internal force; optionally the mean stress (2D: xx, yy, xy; 3D: xx, yy, zz, xy, yz, xz) and
+  /// the strain energy.
+  KOKKOS_INLINE_FUNCTION static void force(const Material &m, const double x[D][N], const double u[D][N],
+                                           double f[D][N], double *s = nullptr, double *w = nullptr) {
+    if constexpr (D == 2)
+      internal_force<N>(m, x[0], x[1], u[0], u[1], f[0], f[1], s, w);
+    else
+      tet::internal_force<N>(m, x, u, f, s, w);
+  }
+  /// The element's mass, and its smallest det J.
+  KOKKOS_INLINE_FUNCTION static double mass(const Material &m, const double x[D][N], double &min_det) {
+    if constexpr (D == 2)
+      return m.density * m.thickness * area<N>(x[0], x[1], min_det);
+    else
+      return m.density * tet::volume<N>(x, min_det);
+  }
+  KOKKOS_INLINE_FUNCTION static double mass_fraction(int a) {
+    if constexpr (D == 2)
+      return elastic::mass_fraction<N>(a);
+    else
+      return tet::mass_fraction<N>(a);
+  }
+  KOKKOS_INLINE_FUNCTION static double max_eigenvalue(const Material &m, const double x[D][N]) {
+    if constexpr (D == 2)
+      return elastic::max_eigenvalue<N>(m, x[0], x[1]);
+    else
+      return tet::max_eigenvalue<N>(m, x);
   }
 };
 
-template <int NPE> struct InternalForce {
-  Gather<NPE> g;
+template <int N> struct InternalForce {
+  Solid<N> g;
   DeviceView<Material *> mats;
   IndexView elem_mat;
   DofView u;
   template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
-    double x[NPE], y[NPE], ux[NPE], uy[NPE], fx[NPE], fy[NPE];
-    g.coords(e, x, y);
-    g.field(e, u, ux, uy);
-    internal_force<NPE>(mats(elem_mat(e)), x, y, ux, uy, fx, fy);
-    for (int a = 0; a < NPE; ++a) {
+    constexpr int D = Solid<N>::D;
+    double x[D][N], ue[D][N], f[D][N];
+    g.coords(e, x);
+    g.field(e, u, ue);
+    Solid<N>::force(mats(elem_mat(e)), x, ue, f);
+    for (int a = 0; a < N; ++a) {
       const Index n = g.conn(e, a);
-      add(n, 0, fx[a]);
-      add(n, 1, fy[a]);
+      for (int i = 0; i < D; ++i)
+        add(n, i, f[i][a]);
     }
   }
 };
 
-template <int NPE> struct LumpedMass {
-  Gather<NPE> g;
+template <int N> struct LumpedMass {
+  Solid<N> g;
   DeviceView<Material *> mats;
   IndexView elem_mat;
   template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
-    double x[NPE], y[NPE], min_det;
-    g.coords(e, x, y);
-    const Material m = mats(elem_mat(e));
-    const double mass = m.density * m.thickness * area<NPE>(x, y, min_det);
-    for (int a = 0; a < NPE; ++a) {
-      add(g.conn(e, a), 0, mass * mass_fraction<NPE>(a));
-      add(g.conn(e, a), 1, mass * mass_fraction<NPE>(a));
-    }
+    constexpr int D = Solid<N>::D;
+    double x[D][N], min_det;
+    g.coords(e, x);
+    const double mass = Solid<N>::mass(mats(elem_mat(e)), x, min_det);
+    for (int a = 0; a < N; ++a)
+      for (int i = 0; i < D; ++i)
+        add(g.conn(e, a), i, mass * Solid<N>::mass_fraction(a));
   }
 };
 
-template <int NPE> Gather<NPE> gather(const Mesh &m) { return {m.elem2node, m.coords}; }
+template <int N> Solid<N> solid(const Mesh &m) { return {m.elem2node, m.coords}; }
+
+/// Calls f(std::integral_constant<int, N>) for the mesh's element type.
+template <class F> decltype(auto) with_nodes(ElementType t, F &&f) {
+  switch (t) {
+  case ElementType::Tri3:
+    return f(std::integral_constant<int, 3>{});
+  case ElementType::Tri6:
+    return f(std::integral_constant<int, 6>{});
+  case ElementType::Tet4:
+    return f(std::integral_constant<int, 4>{});
+  case ElementType::Tet10:
+    return f(std::integral_constant<int, 10>{});
+  default:
+    FEGPU_CHECK(false, "elastodynamics: T3, T6, TET4 or TET10 elements");
+  }
+  return f(std::integral_constant<int, 3>{});
+}
 
 } // namespace
 
@@ -121,21 +174,26 @@ namespace {
 
 template <int N> Index first_inverted(const Mesh &mesh) {
   Index first = mesh.num_elems();
-  const auto g = gather<N>(mesh);
+  const auto g = solid<N>(mesh);
   Kokkos::parallel_reduce(
       "fegpu::elastic::check_jacobian", range(0, mesh.num_elems()),
       KOKKOS_LAMBDA(Index e, Index & lo) {
-        double x[N], y[N], md;
-        g.coords(e, x, y);
-        area<N>(x, y, md);
-        // Degenerate too where det J (twice the corner triangle's area, for T3) is below 1e-8 of
-        // its longest side squared: a width under 1e-8 of that side, lost to rounding.
+        constexpr int D = Solid<N>::D;
+        double x[D][N], md;
+        g.coords(e, x);
+        Solid<N>::mass(Material{}, x, md);
+        // Degenerate too where det J (the corner simplex's measure times D!) is below 1e-8 of its
+        // longest edge to the power D: a width under 1e-8 of that edge, lost to rounding.
         double h2 = 0;
-        for (int k = 0; k < 3; ++k) {
-          const double dx = x[(k + 1) % 3] - x[k], dy = y[(k + 1) % 3] - y[k];
-          h2 = Kokkos::max(h2, dx * dx + dy * dy);
-        }
-        if (!(md > 1e-8 * h2) && e < lo) lo = e;
+        for (int k = 0; k < D + 1; ++k)
+          for (int l = k + 1; l < D + 1; ++l) {
+            double d2 = 0;
+            for (int i = 0; i < D; ++i)
+              d2 += (x[i][l] - x[i][k]) * (x[i][l] - x[i][k]);
+            h2 = Kokkos::max(h2, d2);
+          }
+        const double scale = D == 2 ? h2 : h2 * Kokkos::sqrt(h2);
+        if (!(md > 1e-8 * scale) && e < lo) lo = e;
       },
       Kokkos::Min<Index>(first));
   return first < mesh.num_elems() ? first : -1;
@@ -143,13 +201,13 @@ template <int N> Index first_inverted(const Mesh &mesh) {
 
 template <int N> double max_eigenvalue(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em) {
   double lambda_max = 0;
-  const auto g = gather<N>(mesh);
+  const auto g = solid<N>(mesh);
   Kokkos::parallel_reduce(
       "fegpu::elastic::element_eigenvalue", range(0, mesh.num_elems()),
       KOKKOS_LAMBDA(Index e, double &mx) {
-        double x[N], y[N];
-        g.coords(e, x, y);
-        const double l = elastic::max_eigenvalue<N>(mats(em(e)), x, y);
+        double x[Solid<N>::D][N];
+        g.coords(e, x);
+        const double l = Solid<N>::max_eigenvalue(mats(em(e)), x);
         mx = l > mx ? l : mx;
       },
       Kokkos::Max<double>(lambda_max));
@@ -159,64 +217,70 @@ template <int N> double max_eigenvalue(const Mesh &mesh, const DeviceView<Materi
 template <int N>
 void element_fields(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, const DofView &u,
                     const DofView &out) {
-  const auto g = gather<N>(mesh);
+  const auto g = solid<N>(mesh);
   Kokkos::parallel_for(
       "fegpu::elastic::element_fields", range(0, mesh.num_elems()), KOKKOS_LAMBDA(Index e) {
-        double x[N], y[N], ux[N], uy[N], fx[N], fy[N], s[3], w;
-        g.coords(e, x, y);
-        g.field(e, u, ux, uy);
+        constexpr int D = Solid<N>::D;
+        double x[D][N], ue[D][N], f[D][N], s[6], w;
+        g.coords(e, x);
+        g.field(e, u, ue);
         const Material &m = mats(em(e));
-        internal_force<N>(m, x, y, ux, uy, fx, fy, s, &w);
-        const double sxx = s[0], syy = s[1], sxy = s[2];
-        // Plane strain: sigma_zz = lambda (eps_xx + eps_yy) = nu (sigma_xx + sigma_yy).
-        const double nu = m.lambda_3d / (2 * (m.lambda_3d + m.mu));
-        const double szz = m.plane_stress ? 0.0 : nu * (sxx + syy);
-        out(e, 0) = sxx;
-        out(e, 1) = syy;
-        out(e, 2) = sxy;
-        out(e, 3) = szz;
-        out(e, 4) = Kokkos::sqrt(
-            0.5 * ((sxx - syy) * (sxx - syy) + (syy - szz) * (syy - szz) + (szz - sxx) * (szz - sxx)) + 3 * sxy * sxy);
-        out(e, 5) = w;
+        Solid<N>::force(m, x, ue, f, s, &w);
+        if constexpr (D == 2) {
+          const double sxx = s[0], syy = s[1], sxy = s[2];
+          // Plane strain: sigma_zz = lambda (eps_xx + eps_yy) = nu (sigma_xx + sigma_yy).
+          const double nu = m.lambda_3d / (2 * (m.lambda_3d + m.mu));
+          const double szz = m.plane_stress ? 0.0 : nu * (sxx + syy);
+          out(e, 0) = sxx;
+          out(e, 1) = syy;
+          out(e, 2) = sxy;
+          out(e, 3) = szz;
+          out(e, 4) =
+              Kokkos::sqrt(0.5 * ((sxx - syy) * (sxx - syy) + (syy - szz) * (syy - szz) + (szz - sxx) * (szz - sxx)) +
+                           3 * sxy * sxy);
+          out(e, 5) = w;
+        } else {
+          for (int k = 0; k < 6; ++k)
+            out(e, k) = s[k];
+          out(e, 6) = Kokkos::sqrt(
+              0.5 * ((s[0] - s[1]) * (s[0] - s[1]) + (s[1] - s[2]) * (s[1] - s[2]) + (s[2] - s[0]) * (s[2] - s[0])) +
+              3 * (s[3] * s[3] + s[4] * s[4] + s[5] * s[5]));
+          out(e, 7) = w;
+        }
       });
 }
 
 } // namespace
 
 Index first_inverted(const Mesh &mesh) {
-  return mesh.type == ElementType::Tri3 ? first_inverted<3>(mesh) : first_inverted<6>(mesh);
+  return with_nodes(mesh.type, [&](auto n) { return first_inverted<decltype(n)::value>(mesh); });
 }
 
 double max_eigenvalue(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em) {
-  return mesh.type == ElementType::Tri3 ? max_eigenvalue<3>(mesh, mats, em) : max_eigenvalue<6>(mesh, mats, em);
+  return with_nodes(mesh.type, [&](auto n) { return max_eigenvalue<decltype(n)::value>(mesh, mats, em); });
 }
 
 void element_fields(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, const DofView &u,
                     const DofView &out) {
-  if (mesh.type == ElementType::Tri3)
-    element_fields<3>(mesh, mats, em, u, out);
-  else
-    element_fields<6>(mesh, mats, em, u, out);
+  with_nodes(mesh.type, [&](auto n) { element_fields<decltype(n)::value>(mesh, mats, em, u, out); });
 }
 
 void lumped_mass(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, ScatterStrategy scatter,
                  const Coloring &coloring, const DofView &mass) {
-  if (mesh.type == ElementType::Tri3)
+  with_nodes(mesh.type, [&](auto n) {
+    constexpr int N = decltype(n)::value;
     scatter_elements("fegpu::elastic::lumped_mass", scatter, coloring, mesh.num_elems(), mass,
-                     LumpedMass<3>{gather<3>(mesh), mats, em});
-  else
-    scatter_elements("fegpu::elastic::lumped_mass", scatter, coloring, mesh.num_elems(), mass,
-                     LumpedMass<6>{gather<6>(mesh), mats, em});
+                     LumpedMass<N>{solid<N>(mesh), mats, em});
+  });
 }
 
 void internal_force(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, ScatterStrategy scatter,
                     const Coloring &coloring, const DofView &u, const DofView &f, Sweep sweep) {
-  if (mesh.type == ElementType::Tri3)
+  with_nodes(mesh.type, [&](auto n) {
+    constexpr int N = decltype(n)::value;
     scatter_elements("fegpu::elastic::internal_force", scatter, coloring, mesh.num_elems(), f,
-                     InternalForce<3>{gather<3>(mesh), mats, em, u}, sweep);
-  else
-    scatter_elements("fegpu::elastic::internal_force", scatter, coloring, mesh.num_elems(), f,
-                     InternalForce<6>{gather<6>(mesh), mats, em, u}, sweep);
+                     InternalForce<N>{solid<N>(mesh), mats, em, u}, sweep);
+  });
 }
 
 } // namespace kernels

@@ -1,12 +1,12 @@
 #pragma once
 /// \file elastic_kernels.hpp
-/// The elastodynamics module's kernels over a T3/T6 mesh: lumped mass and internal force (added
+/// The elastodynamics module's kernels over a T3/T6 or TET4/TET10 mesh: lumped mass and internal force (added
 /// to the nodes by the model's scatter strategy), element stresses and strain energy, the
 /// stability bound and the Jacobian check; and for a mesh whose nodes were split (cohesive
 /// fracture), the grown node sets and the new node ids. Element maths: triangle.hpp.
 #include "fegpu/assembly/scatter.hpp"
 #include "fegpu/mesh/mesh.hpp"
-#include "triangle.hpp"
+#include "tetrahedron.hpp"
 
 namespace fegpu::elastic::kernels {
 
@@ -20,8 +20,9 @@ void lumped_mass(const Mesh &mesh, const DeviceView<Material *> &mats, const Ind
 /// f += the internal force at displacement u of the elements of `sweep`.
 void internal_force(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &elem_mat,
                     ScatterStrategy scatter, const Coloring &coloring, const DofView &u, const DofView &f, Sweep sweep);
-/// The element fields at displacement u, (element, field): area-averaged stress xx, yy, xy, zz,
-/// von Mises, strain energy (output, energies and tests alike).
+/// The element fields at displacement u, (element, field): the mean stress, in 2D xx, yy, xy, zz
+/// and in 3D xx, yy, zz, xy, yz, xz, then von Mises and the strain energy (output, energies and
+/// tests alike).
 void element_fields(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &elem_mat, const DofView &u,
                     const DofView &out);
 

@@ -17,7 +17,7 @@ namespace fegpu::elastic {
 
 namespace {
 
-Material make_material(const MaterialSpec &s) {
+Material make_material(const MaterialSpec &s, int dim) {
   const double E = s.youngs_modulus, nu = s.poissons_ratio;
   Material m;
   m.mu = E / (2 * (1 + nu));
@@ -26,13 +26,17 @@ Material make_material(const MaterialSpec &s) {
   m.density = s.density;
   m.thickness = s.thickness;
   m.plane_stress = s.plane_stress;
+  if (dim == 3) m.lambda = m.lambda_3d, m.thickness = 1, m.plane_stress = false;
   return m;
 }
 
 } // namespace
 
 ElasticModel::ElasticModel(const HostMesh &mesh, Config config) : host_mesh_(mesh), config_(std::move(config)) {
-  FEGPU_CHECK(mesh.type == ElementType::Tri3 || mesh.type == ElementType::Tri6, "elastodynamics needs T3 or T6");
+  FEGPU_CHECK(mesh.type == ElementType::Tri3 || mesh.type == ElementType::Tri6 || mesh.type == ElementType::Tet4 ||
+                  mesh.type == ElementType::Tet10,
+              "elastodynamics needs T3, T6, TET4 or TET10");
+  dim_ = element_info(mesh.type).dim;
   mesh_ = upload(mesh);
   {
     Kokkos::Profiling::ScopedRegion r("fegpu::elastic::coloring");
@@ -44,7 +48,7 @@ ElasticModel::ElasticModel(const HostMesh &mesh, Config config) : host_mesh_(mes
   std::vector<Index> elem_mat(ne, -1);
   for (std::size_t k = 0; k < config_.materials.size(); ++k) {
     const auto &spec = config_.materials[k];
-    materials_h_.push_back(make_material(spec));
+    materials_h_.push_back(make_material(spec, dim_));
     for (const auto &b : mesh.blocks) {
       const bool mine =
           spec.blocks.empty() || std::find(spec.blocks.begin(), spec.blocks.end(), b.name) != spec.blocks.end();
@@ -83,7 +87,7 @@ ElasticModel::ElasticModel(const HostMesh &mesh, Config config) : host_mesh_(mes
 }
 
 void ElasticModel::compute_mass() {
-  mass_ = mass_store_.view<DofView>(mesh_.num_nodes(), 2);
+  mass_ = mass_store_.view<DofView>(mesh_.num_nodes(), dim_);
   Kokkos::deep_copy(ExecSpace(), mass_, 0.0);
   kernels::lumped_mass(mesh_, materials_, elem_material_, config_.scatter, coloring_, mass_);
 }
@@ -131,7 +135,7 @@ bool ElasticModel::split_sweeps(const std::vector<char> &border) {
 }
 
 DofView ElasticModel::element_fields(const DofView &u) const {
-  const DofView out = fields_store_.view<DofView>(mesh_.num_elems(), 6);
+  const DofView out = fields_store_.view<DofView>(mesh_.num_elems(), dim_ == 2 ? 6 : 8);
   kernels::element_fields(mesh_, materials_, elem_material_, u, out);
   return out;
 }
@@ -167,8 +171,10 @@ std::vector<LoadPattern> ElasticModel::loads() const {
     if (bc.kind == BoundarySpec::Force) {
       const auto nodes = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh_.node_set(bc.set).nodes);
       for (std::size_t i = 0; i < nodes.extent(0); ++i)
-        for (int c = 0; c < 2; ++c)
+        for (int c = 0; c < dim_; ++c)
           w[c * nn + nodes(i)] += bc.value[c];
+    } else if ((bc.kind == BoundarySpec::Traction || bc.kind == BoundarySpec::Pressure) && dim_ == 3) {
+      face_loads(bc, w);
     } else if (bc.kind == BoundarySpec::Traction || bc.kind == BoundarySpec::Pressure) {
       const auto it =
           std::find_if(h.side_sets.begin(), h.side_sets.end(), [&](const auto &s) { return s.name == bc.set; });
@@ -185,8 +191,8 @@ std::vector<LoadPattern> ElasticModel::loads() const {
         double px[3], py[3];
         for (int k = 0; k < npf; ++k) {
           nodes[k] = fnodes[i * npf + k];
-          px[k] = fxy[2 * (i * npf + k)];
-          py[k] = fxy[2 * (i * npf + k) + 1];
+          px[k] = fxy[3 * (i * npf + k)];
+          py[k] = fxy[3 * (i * npf + k) + 1];
         }
         const double thickness = materials_h_[elem_material_h_[it->a[i]]].thickness;
         for (int q = 0; q < 3; ++q) {
@@ -234,22 +240,79 @@ std::vector<LoadPattern> ElasticModel::loads() const {
   return out;
 }
 
+void ElasticModel::face_loads(const BoundarySpec &bc, std::map<Index, double> &w) const {
+  const Index nn = mesh_.num_nodes();
+  const auto it = std::find_if(host_mesh_.side_sets.begin(), host_mesh_.side_sets.end(),
+                               [&](const auto &s) { return s.name == bc.set; });
+  FEGPU_CHECK(it != host_mesh_.side_sets.end(), "side set " + bc.set);
+  const int npf = element_info(mesh_.type).nodes_per_facet; // TRI3 or TRI6 faces
+  std::vector<Index> fnodes;
+  std::vector<double> fxyz;
+  facet_geometry(mesh_, it->a, it->b, fnodes, fxyz);
+  // Dunavant's six-point rule of degree 4 on the triangle (weights of the unit triangle's area,
+  // 1/2): exact for a quadratic face's shape functions times its area element.
+  constexpr double a = 0.445948490915965, b = 0.091576213509771;
+  constexpr double wa = 0.223381589678011 / 2, wb = 0.109951743655322 / 2;
+  const double qp[6][3] = {{a, a, wa}, {1 - 2 * a, a, wa}, {a, 1 - 2 * a, wa},
+                           {b, b, wb}, {1 - 2 * b, b, wb}, {b, 1 - 2 * b, wb}};
+  for (std::size_t i = 0; i < it->a.size(); ++i) {
+    const double *x = &fxyz[3 * i * npf];
+    for (const auto &q : qp) {
+      const double r = q[0], s = q[1], L[3] = {1 - r - s, r, s};
+      const double dL[2][3] = {{-1, 1, 0}, {-1, 0, 1}}; // dL_k/dr, dL_k/ds
+      double N[6], dN[2][6];
+      for (int k = 0; k < 3; ++k) {
+        N[k] = npf == 3 ? L[k] : L[k] * (2 * L[k] - 1);
+        for (int c = 0; c < 2; ++c)
+          dN[c][k] = npf == 3 ? dL[c][k] : (4 * L[k] - 1) * dL[c][k];
+      }
+      for (int k = 0; k < npf - 3; ++k) { // TRI6 mid-side node 3 + k on edge (k, k + 1)
+        const int i0 = k, i1 = (k + 1) % 3;
+        N[3 + k] = 4 * L[i0] * L[i1];
+        for (int c = 0; c < 2; ++c)
+          dN[c][3 + k] = 4 * (dL[c][i0] * L[i1] + L[i0] * dL[c][i1]);
+      }
+      double t[2][3] = {};
+      for (int c = 0; c < 2; ++c)
+        for (int k = 0; k < npf; ++k)
+          for (int d = 0; d < 3; ++d)
+            t[c][d] += dN[c][k] * x[3 * k + d];
+      // Corners counter-clockwise seen from outside: t_r x t_s points out, its length the area
+      // element.
+      const double n[3] = {t[0][1] * t[1][2] - t[0][2] * t[1][1], t[0][2] * t[1][0] - t[0][0] * t[1][2],
+                           t[0][0] * t[1][1] - t[0][1] * t[1][0]};
+      const double jac = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+      for (int k = 0; k < npf; ++k)
+        for (int d = 0; d < 3; ++d) {
+          const double traction = bc.kind == BoundarySpec::Pressure ? -bc.value[0] * n[d] / jac : bc.value[d];
+          w[d * nn + fnodes[i * npf + k]] += q[2] * N[k] * traction * jac;
+        }
+    }
+  }
+}
+
 void ElasticModel::initial_state(const DofView &u, const DofView &v) const {
   const Index nn = mesh_.num_nodes();
   const auto xyz = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh_.coords);
   // A labelled host array (the integrator's fields may be views without a label to mirror).
   Kokkos::View<Real **, Kokkos::LayoutLeft, Kokkos::HostSpace> h(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::initial_field"), nn, 2);
-  const auto fill = [&](const std::string(&expr)[2], const DofView &target) {
-    for (int c = 0; c < 2; ++c) {
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::initial_field"), nn, dim_);
+  const auto fill = [&](const std::string(&expr)[3], const DofView &target) {
+    for (int c = 0; c < dim_; ++c) {
       if (expr[c].empty()) {
         for (Index i = 0; i < nn; ++i)
           h(i, c) = 0;
         continue;
       }
-      const Expression f(expr[c], {"x", "y"});
-      for (Index i = 0; i < nn; ++i)
-        h(i, c) = f({xyz(i, 0), xyz(i, 1)});
+      if (dim_ == 2) {
+        const Expression f(expr[c], {"x", "y"});
+        for (Index i = 0; i < nn; ++i)
+          h(i, c) = f({xyz(i, 0), xyz(i, 1)});
+      } else {
+        const Expression f(expr[c], {"x", "y", "z"});
+        for (Index i = 0; i < nn; ++i)
+          h(i, c) = f({xyz(i, 0), xyz(i, 1), xyz(i, 2)});
+      }
     }
     Kokkos::deep_copy(target, h);
   };

@@ -1,9 +1,10 @@
 #pragma once
 /// \file elastic_model.hpp
-/// Linear elastodynamics of 2D bodies meshed with T3 or T6 triangles (plane strain or stress),
-/// lumped mass, integrated by central differences. The cohesive-fracture module builds on it.
-/// Set-up in elastic_model.cpp, kernels in elastic_kernels.cpp, input in input.cpp, output in
-/// output.cpp, the module's registration in module.cpp.
+/// Linear elastodynamics of 2D bodies meshed with T3 or T6 triangles (plane strain or stress) and
+/// of 3D bodies meshed with TET4 or TET10 tetrahedra, lumped mass, integrated by central
+/// differences; the dimension is the element type's, and every part below serves both. The cohesive-fracture module
+/// builds on it. Set-up in elastic_model.cpp, kernels in elastic_kernels.cpp, input in input.cpp, output in output.cpp,
+/// the module's registration in module.cpp.
 #include "fegpu/assembly/scatter.hpp"
 #include "fegpu/driver/central_difference.hpp"
 #include "fegpu/input/input.hpp"
@@ -11,6 +12,7 @@
 #include "fegpu/mesh/mesh.hpp"
 #include "triangle.hpp"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,15 +40,15 @@ inline MaterialSpec isotropic(double density, double youngs_modulus, double pois
 struct BoundarySpec {
   enum Kind { Displacement, Velocity, Traction, Pressure, Force } kind = Displacement;
   std::string set;             ///< node set (displacement, velocity, force) or side set
-  std::vector<int> components; ///< 0 = x, 1 = y (displacement, velocity)
-  std::vector<double> value;   ///< one value, or a vector (traction, force)
+  std::vector<int> components; ///< 0 = x, 1 = y, 2 = z (displacement, velocity)
+  std::vector<double> value;   ///< one value, or a vector of the dimension's size (traction, force)
   TimeFunction function;
 };
 
 struct Config {
   std::vector<MaterialSpec> materials;
   std::vector<BoundarySpec> boundary;
-  std::string initial_velocity[2], initial_displacement[2]; ///< expressions of x, y ("" = 0)
+  std::string initial_velocity[3], initial_displacement[3]; ///< expressions of x, y (, z) ("" = 0)
   ScatterStrategy scatter = ScatterStrategy::Coloring;
   ColoringAlgorithm coloring = ColoringAlgorithm::JonesPlassmann;
 };
@@ -62,7 +64,8 @@ public:
   std::string description() const override;
   Index num_nodes() const override { return mesh_.num_nodes(); }
   Index num_elements() const override { return mesh_.num_elems(); }
-  int num_components() const override { return 2; }
+  int num_components() const override { return dim_; }
+  int dim() const { return dim_; }
   DofView lumped_mass() const override { return mass_; }
   double critical_time_step() const override;
   std::vector<Constraint> constraints() const override;
@@ -86,8 +89,8 @@ public:
   /// nodes only removes sharing.
   void set_topology(const ConnView &elem2node, const CoordView &coords, const IndexView &origin);
 
-  /// Element fields at displacement u, (element, field): area-averaged stress xx, yy, xy, zz,
-  /// von Mises, strain energy (the output's element variables, in their order). In the model's
+  /// Element fields at displacement u, (element, field): the mean stress (2D: xx, yy, xy, zz; 3D:
+  /// xx, yy, zz, xy, yz, xz), von Mises, strain energy (the output's element variables, in order). In the model's
   /// storage, valid until the next call: frames and energies alike reuse it.
   DofView element_fields(const DofView &u) const;
   void set_scatter(ScatterStrategy s) { config_.scatter = s; }
@@ -100,6 +103,7 @@ public:
 private:
   HostMesh host_mesh_;
   Mesh mesh_;
+  int dim_ = 2; ///< of the elements: 2 (triangles) or 3 (tetrahedra)
   Config config_;
   Coloring coloring_;
   DeviceView<Material *> materials_; // (material)
@@ -119,6 +123,9 @@ private:
   std::vector<Growing<Index>> node_set_store_;                           // one per node set
   mutable std::vector<Growing<Index>> constraint_dofs_;                  // one per constraint
   mutable Growing<Real> fields_store_{"fegpu::elastic::element_fields"}; // element_fields()
+  /// The consistent nodal forces of a traction or pressure on a side set of triangular faces, into w
+  /// (flat dof -> force).
+  void face_loads(const BoundarySpec &bc, std::map<Index, double> &w) const;
   Index original_nodes() const { return static_cast<Index>(original_gid_.extent(0)); }
   void compute_mass();
 };

@@ -11,6 +11,8 @@
 ///     - {type: pressure, side_set: inner, value: 1.0e6}
 ///     - {type: force, node_set: tip, value: [0.0, -1.0]}
 ///   initial_conditions: {velocity: {x: "0", y: "0.1*sin(pi*x)"}, displacement: {...}}
+/// On tetrahedra (3D) the components run x, y, z, vectors have three entries, expressions take
+/// x, y, z, and `plane` and `thickness` have no meaning (an error if given).
 ///   solver: {scatter: coloring | atomic, coloring: jones_plassmann | welsh_powell}
 #include "elastic_model.hpp"
 #include "fegpu/input/expression.hpp"
@@ -23,7 +25,7 @@ namespace fegpu::elastic {
 
 namespace {
 
-std::vector<int> parse_components(const InputNode &bc) {
+std::vector<int> parse_components(const InputNode &bc, int dim) {
   const InputNode c = bc.child("components");
   std::vector<int> out;
   for (const std::string &s : c.as<std::vector<std::string>>()) {
@@ -31,25 +33,34 @@ std::vector<int> parse_components(const InputNode &bc) {
       out.push_back(0);
     else if (s == "y")
       out.push_back(1);
-    else if (s == "all" || s == "xy")
+    else if (s == "z" && dim == 3)
+      out.push_back(2);
+    else if (s == "all")
+      for (int d = 0; d < dim; ++d)
+        out.push_back(d);
+    else if (s == "xy")
       out.insert(out.end(), {0, 1});
     else
-      c.error("unknown component '" + s + "' (x, y, all)");
+      c.error("unknown component '" + s + (dim == 3 ? "' (x, y, z, all)" : "' (x, y, all)"));
   }
   return out;
 }
 
-/// An expression of x and y, finite at every node of the mesh (1/x at x = 0 is bad input, not a
-/// run that fails a hundred steps later).
-std::string parse_expression(const InputNode &n, const HostMesh &mesh) {
+/// An expression of x and y (and z in 3D), finite at every node of the mesh (1/x at x = 0 is bad
+/// input, not a run that fails a hundred steps later).
+std::string parse_expression(const InputNode &n, const HostMesh &mesh, int dim) {
   const std::string text = n.as<std::string>();
   try {
-    const Expression f(text, {"x", "y"});
+    const Expression f(text, dim == 3 ? std::vector<std::string>{"x", "y", "z"} : std::vector<std::string>{"x", "y"});
     for (std::size_t i = 0; i < mesh.xyz.size() / 3; ++i) {
-      const double x = mesh.xyz[3 * i], y = mesh.xyz[3 * i + 1], v = f({x, y});
+      const double x = mesh.xyz[3 * i], y = mesh.xyz[3 * i + 1], z = mesh.xyz[3 * i + 2];
+      const double v = dim == 3 ? f({x, y, z}) : f({x, y});
       if (!std::isfinite(v)) {
         char at[160];
-        std::snprintf(at, sizeof at, "evaluates to %g at node %zu (x = %g, y = %g)", v, i + 1, x, y);
+        if (dim == 3)
+          std::snprintf(at, sizeof at, "evaluates to %g at node %zu (x = %g, y = %g, z = %g)", v, i + 1, x, y, z);
+        else
+          std::snprintf(at, sizeof at, "evaluates to %g at node %zu (x = %g, y = %g)", v, i + 1, x, y);
         n.error(at);
       }
     }
@@ -63,6 +74,7 @@ std::string parse_expression(const InputNode &n, const HostMesh &mesh) {
 
 Config parse_config(const InputNode &root, const HostMesh &mesh) {
   Config c;
+  const int dim = element_info(mesh.type).dim;
   const InputNode mats = root.child("materials");
   for (const std::string &name : mats.keys()) {
     const InputNode m = mats.child(name);
@@ -72,6 +84,9 @@ Config parse_config(const InputNode &root, const HostMesh &mesh) {
     s.youngs_modulus = m.get_positive("youngs_modulus");
     s.poissons_ratio = m.get<double>("poissons_ratio");
     if (!(s.poissons_ratio > -1.0 && s.poissons_ratio < 0.5)) m.child("poissons_ratio").error("must be in (-1, 0.5)");
+    if (dim == 3)
+      for (const char *key : {"plane", "thickness"})
+        if (m.has(key)) m.child(key).error("a 3D (tetrahedral) mesh has no plane state or thickness");
     s.plane_stress = m.get_choice("plane", {"strain", "stress"}, "strain") == "stress";
     s.thickness = m.get_positive("thickness", 1.0);
     if (m.has("blocks")) s.blocks = read_block_names(m.child("blocks"), mesh);
@@ -94,7 +109,7 @@ Config parse_config(const InputNode &root, const HostMesh &mesh) {
       }
       if (type == "displacement" || type == "velocity") {
         b.kind = type == "displacement" ? BoundarySpec::Displacement : BoundarySpec::Velocity;
-        b.components = parse_components(bc);
+        b.components = parse_components(bc, dim);
         b.value = {bc.get<double>("value")};
       } else if (type == "pressure") {
         b.kind = BoundarySpec::Pressure;
@@ -102,7 +117,8 @@ Config parse_config(const InputNode &root, const HostMesh &mesh) {
       } else {
         b.kind = type == "traction" ? BoundarySpec::Traction : BoundarySpec::Force;
         b.value = bc.get<std::vector<double>>("value");
-        if (b.value.size() != 2) bc.child("value").error("expected a vector [x, y]");
+        if (b.value.size() != std::size_t(dim))
+          bc.child("value").error(dim == 3 ? "expected a vector [x, y, z]" : "expected a vector [x, y]");
       }
       if (bc.has("function")) b.function = TimeFunction::parse(bc.child("function"));
       c.boundary.push_back(b);
@@ -110,11 +126,12 @@ Config parse_config(const InputNode &root, const HostMesh &mesh) {
   }
   if (root.has("initial_conditions")) {
     const InputNode ic = root.child("initial_conditions");
-    const auto read = [&](const char *key, std::string(&out)[2]) {
+    const auto read = [&](const char *key, std::string(&out)[3]) {
       if (!ic.has(key)) return;
       const InputNode f = ic.child(key);
-      if (f.has("x")) out[0] = parse_expression(f.child("x"), mesh);
-      if (f.has("y")) out[1] = parse_expression(f.child("y"), mesh);
+      const char *axes[3] = {"x", "y", "z"};
+      for (int d = 0; d < dim; ++d)
+        if (f.has(axes[d])) out[d] = parse_expression(f.child(axes[d]), mesh, dim);
     };
     read("velocity", c.initial_velocity);
     read("displacement", c.initial_displacement);

@@ -15,7 +15,8 @@ class ElastodynamicsSimulation : public ExplicitSimulation {
 public:
   ElastodynamicsSimulation(const InputNode &root, const RunOptions &opts)
       : ExplicitSimulation(root, opts),
-        mesh_(read_mesh_section(root, opts.input_file, {ElementType::Tri3, ElementType::Tri6})),
+        mesh_(read_mesh_section(root, opts.input_file,
+                                {ElementType::Tri3, ElementType::Tri6, ElementType::Tet4, ElementType::Tet10})),
         config_(parse_config(root, mesh_)) {}
 
 private:
@@ -32,8 +33,8 @@ private:
 } // namespace
 
 FEGPU_REGISTER_MODULE(elastodynamics, "elastodynamics",
-                      "linear-elastic explicit dynamics of 2D T3/T6 meshes (plane strain or stress)", Ranks::Many,
-                      [](const InputNode &root, const RunOptions &opts) -> std::unique_ptr<Simulation> {
+                      "linear-elastic explicit dynamics of 2D T3/T6 (plane strain or stress) and 3D TET4/TET10 meshes",
+                      Ranks::Many, [](const InputNode &root, const RunOptions &opts) -> std::unique_ptr<Simulation> {
                         return std::make_unique<ElastodynamicsSimulation>(root, opts);
                       });
 

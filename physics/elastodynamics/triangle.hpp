@@ -181,31 +181,9 @@ template <int NPE> KOKKOS_INLINE_FUNCTION double mass_fraction(int a) {
     return a < 3 ? 3.0 / 57.0 : 16.0 / 57.0;
 }
 
-/// Largest eigenvalue of M_e^-1 K_e by power iteration on A = M^-1/2 K M^-1/2. A is formed
-/// first, a column per unit displacement (K u is the internal force of u, linear in it): 2 NPE
-/// force evaluations, then at most 60 products with the small matrix, each far cheaper than a
-/// force evaluation, stopped once the estimate no longer grows. omega_max of the assembled mesh
-/// is at most the largest element value.
-template <int NPE>
-KOKKOS_INLINE_FUNCTION double max_eigenvalue(const Material &m, const double x[NPE], const double y[NPE]) {
-  constexpr int N = 2 * NPE; // x components, then y
-  double min_det;
-  const double mass = m.density * m.thickness * area<NPE>(x, y, min_det);
-  double s[N], A[N][N];
-  for (int a = 0; a < NPE; ++a)
-    s[a] = s[NPE + a] = 1.0 / Kokkos::sqrt(mass * mass_fraction<NPE>(a));
-  for (int j = 0; j < N; ++j) {
-    double u[N] = {}, f[N];
-    u[j] = s[j];
-    internal_force<NPE>(m, x, y, u, u + NPE, f, f + NPE);
-    for (int i = 0; i < N; ++i)
-      A[i][j] = s[i] * f[i];
-  }
-  double v[N];
-  for (int a = 0; a < NPE; ++a) {
-    v[a] = (a % 2) ? 1.0 : -0.7; // not orthogonal to the highest mode in any element seen
-    v[NPE + a] = (a % 3) ? -0.4 : 0.9;
-  }
+/// The largest eigenvalue of the symmetric N x N matrix A by power iteration from v (overwritten),
+/// at most 60 products, stopped once the estimate no longer grows.
+template <int N> KOKKOS_INLINE_FUNCTION double power_iteration(const double (&A)[N][N], double (&v)[N]) {
   double lambda = 0;
   for (int it = 0; it < 60; ++it) {
     double w[N], vv = 0, vw = 0, norm = 0;
@@ -227,6 +205,33 @@ KOKKOS_INLINE_FUNCTION double max_eigenvalue(const Material &m, const double x[N
       v[i] = w[i] / norm;
   }
   return lambda;
+}
+
+/// Largest eigenvalue of M_e^-1 K_e by power iteration on A = M^-1/2 K M^-1/2. A is formed
+/// first, a column per unit displacement (K u is the internal force of u, linear in it): 2 NPE
+/// force evaluations, then at most 60 products with the small matrix, each far cheaper than a
+/// force evaluation. omega_max of the assembled mesh is at most the largest element value.
+template <int NPE>
+KOKKOS_INLINE_FUNCTION double max_eigenvalue(const Material &m, const double x[NPE], const double y[NPE]) {
+  constexpr int N = 2 * NPE; // x components, then y
+  double min_det;
+  const double mass = m.density * m.thickness * area<NPE>(x, y, min_det);
+  double s[N], A[N][N];
+  for (int a = 0; a < NPE; ++a)
+    s[a] = s[NPE + a] = 1.0 / Kokkos::sqrt(mass * mass_fraction<NPE>(a));
+  for (int j = 0; j < N; ++j) {
+    double u[N] = {}, f[N];
+    u[j] = s[j];
+    internal_force<NPE>(m, x, y, u, u + NPE, f, f + NPE);
+    for (int i = 0; i < N; ++i)
+      A[i][j] = s[i] * f[i];
+  }
+  double v[N];
+  for (int a = 0; a < NPE; ++a) {
+    v[a] = (a % 2) ? 1.0 : -0.7; // not orthogonal to the highest mode in any element seen
+    v[NPE + a] = (a % 3) ? -0.4 : 0.9;
+  }
+  return power_iteration<N>(A, v);
 }
 
 } // namespace fegpu::elastic

@@ -435,8 +435,9 @@ HostMesh read_exodus_mesh(const std::string &path) {
     h.blocks.push_back({name, blk_ids[b], begin, begin + n});
     begin += n;
   }
-  if (h.type != ElementType::Shell4 && dim == 3)
-    throw InputError("Exodus mesh '" + path + "': 3D meshes must be shell surfaces (SHELL4)");
+  if (h.type != ElementType::Shell4 && element_info(h.type).dim != dim)
+    throw InputError("Exodus mesh '" + path + "': " + exodus_name(h.type) + " elements in a " + std::to_string(dim) +
+                     "D mesh (3D meshes are tetrahedra or shell surfaces, SHELL4)");
 
   const auto read_sets = [&](ex_entity_type kind, int count, std::vector<HostMesh::Set> &out) {
     if (count == 0) return;
@@ -455,7 +456,7 @@ HostMesh read_exodus_mesh(const std::string &path) {
                         {},
                         {}};
       // Every member must exist: a set naming node 10,000 of a 100-node mesh crashed the set-up.
-      const int facets = element_info(h.type).corners; // a polygon has as many sides as corners
+      const int facets = element_info(h.type).facets;
       for (int i = 0; i < n; ++i) {
         const int limit = kind == EX_SIDE_SET ? ne : nn;
         if (a[i] < 1 || a[i] > limit)

@@ -4,6 +4,7 @@
 #include "fegpu/io/output_files.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -19,15 +20,19 @@ namespace fegpu {
 
 namespace {
 
-/// Gmsh element type -> ours (or -1), with its node count; lines and points give the sets.
+/// Gmsh element type -> ours, with its node count and dimension. The elements of the highest
+/// dimension in a file are the mesh; those one dimension lower (lines of a surface mesh, triangles
+/// of a volume mesh) give side sets, and every lower one node sets. `type` is ours for the mesh's
+/// elements and for a volume's faces (Tri3, Tri6); lines and points have none (Tri3 stands in).
 struct GmshType {
   int gmsh, nodes, dim;
-  ElementType type; // for dim 2
+  ElementType type;
 };
 constexpr GmshType kTypes[] = {
-    {2, 3, 2, ElementType::Tri3},   {9, 6, 2, ElementType::Tri6},     {3, 4, 2, ElementType::Quad4},
-    {10, 9, 2, ElementType::Quad9}, {36, 16, 2, ElementType::Quad16}, {1, 2, 1, ElementType::Tri3},
-    {8, 3, 1, ElementType::Tri3},   {26, 4, 1, ElementType::Tri3},    {15, 1, 0, ElementType::Tri3}};
+    {4, 4, 3, ElementType::Tet4},     {11, 10, 3, ElementType::Tet10}, {2, 3, 2, ElementType::Tri3},
+    {9, 6, 2, ElementType::Tri6},     {3, 4, 2, ElementType::Quad4},   {10, 9, 2, ElementType::Quad9},
+    {36, 16, 2, ElementType::Quad16}, {1, 2, 1, ElementType::Tri3},    {8, 3, 1, ElementType::Tri3},
+    {26, 4, 1, ElementType::Tri3},    {15, 1, 0, ElementType::Tri3}};
 
 const GmshType *gmsh_type(int t) {
   for (const GmshType &g : kTypes)
@@ -37,8 +42,15 @@ const GmshType *gmsh_type(int t) {
 
 int gmsh_type_of(ElementType t) {
   for (const GmshType &g : kTypes)
-    if (g.dim == 2 && g.type == (t == ElementType::Shell4 ? ElementType::Quad4 : t)) return g.gmsh;
+    if (g.dim == element_info(t).dim && g.type == (t == ElementType::Shell4 ? ElementType::Quad4 : t)) return g.gmsh;
   return -1;
+}
+
+/// Gmsh numbers TET10's mid-edge nodes (0,1), (1,2), (0,2), (0,3), (2,3), (1,3); Exodus the last two
+/// the other way round. Our local node k is Gmsh's node gmsh_node(t, k) (the swap is its own inverse).
+int gmsh_node(ElementType t, int k) {
+  if (t == ElementType::Tet10 && (k == 8 || k == 9)) return 17 - k;
+  return k;
 }
 
 /// The file's tokens, ASCII or binary, with the line for messages.
@@ -250,8 +262,8 @@ HostMesh read_gmsh_mesh(const std::string &path) {
         blk.type = gmsh_type(static_cast<int>(t));
         if (!blk.type)
           r.fail("element type " + std::to_string(t) +
-                 " is not supported (triangles and quadrilaterals of order 1 to 3: Gmsh types 2, 9, 3, 10, 36; "
-                 "lines and points for the sets)");
+                 " is not supported (tetrahedra of order 1 and 2: Gmsh types 4, 11; triangles and "
+                 "quadrilaterals of order 1 to 3: 2, 9, 3, 10, 36; lines and points for the sets)");
         const std::size_t n = r.size();
         for (std::size_t i = 0; i < n; ++i) {
           blk.tags.push_back(r.size());
@@ -281,13 +293,13 @@ HostMesh read_gmsh_mesh(const std::string &path) {
   int top = -1;
   for (const Block &b : blocks)
     top = std::max(top, b.dim);
-  if (top != 2) r.fail("no surface elements (triangles or quadrilaterals)");
+  if (top < 2) r.fail("no volume or surface elements (tetrahedra, triangles or quadrilaterals)");
   const GmshType *type = nullptr;
   for (const Block &b : blocks)
-    if (b.dim == 2) {
+    if (b.dim == top) {
       if (type && type != b.type)
-        r.fail("surfaces of different element types (" + std::to_string(type->gmsh) + " and " +
-               std::to_string(b.type->gmsh) + ") are not supported");
+        r.fail(std::string(top == 3 ? "volumes" : "surfaces") + " of different element types (" +
+               std::to_string(type->gmsh) + " and " + std::to_string(b.type->gmsh) + ") are not supported");
       type = b.type;
     }
   double zmin = 1e300, zmax = -1e300, extent = 0;
@@ -295,10 +307,10 @@ HostMesh read_gmsh_mesh(const std::string &path) {
     zmin = std::min(zmin, xyz[i + 2]), zmax = std::max(zmax, xyz[i + 2]);
     extent = std::max({extent, std::abs(xyz[i]), std::abs(xyz[i + 1]), std::abs(xyz[i + 2])});
   }
-  const bool planar = zmax - zmin <= 1e-12 * std::max(extent, 1e-300);
+  const bool planar = top == 2 && zmax - zmin <= 1e-12 * std::max(extent, 1e-300);
   h.dim = planar ? 2 : 3;
   h.type = type->type;
-  if (!planar) {
+  if (!planar && top == 2) {
     if (type->type != ElementType::Quad4)
       r.fail("a surface that is not planar must be of 4-node quadrilaterals (shells)");
     h.type = ElementType::Shell4;
@@ -314,17 +326,18 @@ HostMesh read_gmsh_mesh(const std::string &path) {
     const auto it = phys_name.find({dim, tag});
     return it != phys_name.end() ? it->second : "physical_" + std::to_string(tag);
   };
-  // Blocks: surface elements grouped by the first physical group of their entity (in the order
-  // the groups first appear), those of entities without one in "block_1".
+  // Blocks: volume (surface) elements grouped by the first physical group of their entity (in the
+  // order the groups first appear), those of entities without one in "block_1". A tetrahedron keeps
+  // its orientation: an inverted one is the model's error, by its id.
   const int npe = element_info(h.type).nodes;
   const std::vector<int> flip = mirror(h.type);
   std::vector<std::pair<std::string, long>> order; // (name, physical tag) of each block
   std::map<long, std::vector<const Block *>> by_group;
   for (const Block &b : blocks) {
-    if (b.dim != 2) continue;
-    const auto &phys = entity_phys[{2, b.entity}];
+    if (b.dim != top) continue;
+    const auto &phys = entity_phys[{top, b.entity}];
     const long g = phys.empty() ? -1 : phys.front();
-    if (!by_group.count(g)) order.push_back({g < 0 ? "block_1" : group_name(2, g), g});
+    if (!by_group.count(g)) order.push_back({g < 0 ? "block_1" : group_name(top, g), g});
     by_group[g].push_back(&b);
   }
   for (const auto &[name, g] : order) {
@@ -333,7 +346,7 @@ HostMesh read_gmsh_mesh(const std::string &path) {
       for (std::size_t e = 0; e < b->tags.size(); ++e) {
         std::vector<Index> c(npe);
         for (int k = 0; k < npe; ++k)
-          c[k] = node_of(b->nodes[e * npe + k]);
+          c[k] = node_of(b->nodes[e * npe + gmsh_node(h.type, k)]);
         if (planar) { // clockwise (a surface whose normal is -z): mirrored to counter-clockwise
           double area = 0;
           const int nc = element_info(h.type).corners;
@@ -352,44 +365,56 @@ HostMesh read_gmsh_mesh(const std::string &path) {
       }
     h.blocks.push_back({name, static_cast<int>(g < 0 ? 1 : g), begin, static_cast<Index>(h.conn.size() / npe)});
   }
-  // Edges of the surface elements by their sorted corner pair -> (element, local facet).
-  const int corners = element_info(h.type).corners;
-  std::map<std::pair<Index, Index>, std::pair<Index, int>> edge;
+  // The facets of the mesh's elements (edges of a surface's, faces of a volume's) by their sorted
+  // corners -> (element, local facet).
+  const ElementInfo info = element_info(h.type);
+  const int fc = top == 3 ? 3 : 2; // corners of a facet
+  const auto key = [fc](std::array<Index, 3> c) {
+    std::sort(c.begin(), c.begin() + fc);
+    return c;
+  };
+  std::map<std::array<Index, 3>, std::pair<Index, int>> facet;
   const Index ne = static_cast<Index>(h.conn.size() / npe);
   for (Index e = 0; e < ne; ++e)
-    for (int f = 0; f < corners; ++f) {
-      Index a = h.conn[npe * e + f], b = h.conn[npe * e + (f + 1) % corners];
-      edge.emplace(std::minmax(a, b), std::make_pair(e, f));
+    for (int f = 0; f < info.facets; ++f) {
+      std::array<Index, 3> c{-1, -1, -1};
+      for (int k = 0; k < fc; ++k)
+        c[k] = h.conn[npe * e + facet_node(h.type, f, k)];
+      facet.emplace(key(c), std::make_pair(e, f));
     }
-  // Sets: each physical curve gives a side set and a node set, each physical point a node set.
+  // Sets: each physical group one dimension below the mesh's (curves of a surface, surfaces of a
+  // volume) gives a side set and a node set, each lower one a node set.
   std::map<std::pair<int, long>, std::pair<std::set<Index>, std::vector<std::pair<Index, int>>>> sets;
   for (const Block &b : blocks) {
-    if (b.dim > 1) continue;
+    if (b.dim >= top) continue;
     for (long g : entity_phys[{b.dim, b.entity}]) {
       auto &[nodes, sides] = sets[{b.dim, g}];
       const int n = b.type->nodes;
       for (std::size_t e = 0; e < b.tags.size(); ++e) {
         for (int k = 0; k < n; ++k)
           nodes.insert(node_of(b.nodes[e * n + k]));
-        if (b.dim == 0) continue;
-        const Index a = node_of(b.nodes[e * n]), c = node_of(b.nodes[e * n + 1]);
-        const auto it = edge.find(std::minmax(a, c));
-        if (it == edge.end())
-          r.fail("line element " + std::to_string(b.tags[e]) + " of physical curve '" + group_name(1, g) +
-                 "' is not an edge of a surface element");
+        if (b.dim != top - 1) continue;
+        std::array<Index, 3> c{-1, -1, -1};
+        for (int k = 0; k < fc; ++k)
+          c[k] = node_of(b.nodes[e * n + k]);
+        const auto it = facet.find(key(c));
+        if (it == facet.end())
+          r.fail(std::string(top == 3 ? "surface" : "line") + " element " + std::to_string(b.tags[e]) +
+                 " of physical " + (top == 3 ? "surface" : "curve") + " '" + group_name(b.dim, g) + "' is not " +
+                 (top == 3 ? "a face of a volume" : "an edge of a surface") + " element");
         sides.push_back(it->second);
       }
     }
   }
   // A curve and a point group of one name give one node set, the union of their nodes.
   std::map<std::string, std::pair<int, std::set<Index>>> node_sets;
-  for (auto &[key, value] : sets) {
-    const std::string name = group_name(key.first, key.second);
+  for (auto &[group, value] : sets) {
+    const std::string name = group_name(group.first, group.second);
     auto &ns = node_sets[name];
-    if (ns.second.empty()) ns.first = static_cast<int>(key.second);
+    if (ns.second.empty()) ns.first = static_cast<int>(group.second);
     ns.second.insert(value.first.begin(), value.first.end());
-    if (key.first != 1) continue;
-    HostMesh::Set ss{name, static_cast<int>(key.second), {}, {}};
+    if (group.first != top - 1) continue;
+    HostMesh::Set ss{name, static_cast<int>(group.second), {}, {}};
     std::sort(value.second.begin(), value.second.end());
     for (const auto &[e, f] : value.second)
       ss.a.push_back(e), ss.b.push_back(f);
@@ -403,25 +428,30 @@ HostMesh read_gmsh_mesh(const std::string &path) {
 void write_gmsh_mesh(const std::string &path, const HostMesh &h) {
   const int type = gmsh_type_of(h.type);
   FEGPU_CHECK(type > 0, "write_gmsh_mesh: no Gmsh type for " + type_name(h.type));
-  const int npe = element_info(h.type).nodes, order = element_info(h.type).order;
+  const ElementInfo info = element_info(h.type);
+  const int npe = info.nodes, order = info.order, top = info.dim; // the mesh's; side sets one lower
   const std::size_t nn = h.xyz.size() / 3, ne = h.conn.size() / npe;
   const auto nid = [&](Index n) { return h.node_gid.empty() ? GlobalId(n + 1) : h.node_gid[n]; };
   const auto eid = [&](std::size_t e) { return h.elem_gid.empty() ? GlobalId(e + 1) : h.elem_gid[e]; };
   std::vector<ElementBlock> blocks = h.blocks;
   if (blocks.empty()) blocks.push_back({"block_1", 1, 0, static_cast<Index>(ne)});
-  // Tags: surfaces 1.., curves (side sets) 1.., points (node sets) 1..; physical tags likewise.
+  // Tags: volumes or surfaces (blocks) 1.., surfaces or curves (side sets) 1.., points (node sets)
+  // 1..; physical tags likewise.
   std::ostringstream o;
   o.precision(17);
   o << "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$PhysicalNames\n"
     << blocks.size() + h.side_sets.size() + h.node_sets.size() << "\n";
   for (std::size_t k = 0; k < blocks.size(); ++k)
-    o << "2 " << k + 1 << " \"" << blocks[k].name << "\"\n";
+    o << top << " " << k + 1 << " \"" << blocks[k].name << "\"\n";
   for (std::size_t k = 0; k < h.side_sets.size(); ++k)
-    o << "1 " << k + 1 << " \"" << h.side_sets[k].name << "\"\n";
+    o << top - 1 << " " << k + 1 << " \"" << h.side_sets[k].name << "\"\n";
   for (std::size_t k = 0; k < h.node_sets.size(); ++k)
     o << "0 " << k + 1 << " \"" << h.node_sets[k].name << "\"\n";
-  o << "$EndPhysicalNames\n$Entities\n"
-    << h.node_sets.size() << " " << h.side_sets.size() << " " << blocks.size() << " 0\n";
+  o << "$EndPhysicalNames\n$Entities\n" << h.node_sets.size();
+  if (top == 3)
+    o << " 0 " << h.side_sets.size() << " " << blocks.size() << "\n";
+  else
+    o << " " << h.side_sets.size() << " " << blocks.size() << " 0\n";
   // Points carry no coordinates of their own here: each node set is a cloud of point elements on
   // one point entity (Gmsh accepts nodes of a point entity beyond the first).
   for (std::size_t k = 0; k < h.node_sets.size(); ++k)
@@ -440,7 +470,7 @@ void write_gmsh_mesh(const std::string &path, const HostMesh &h) {
     lines += s.a.size();
   for (const auto &s : h.node_sets)
     points += s.a.size();
-  const int line_type = order == 1 ? 1 : order == 2 ? 8 : 26;
+  const int side_type = top == 3 ? (order == 1 ? 2 : 9) : order == 1 ? 1 : order == 2 ? 8 : 26;
   GlobalId tag = 0;
   for (std::size_t e = 0; e < ne; ++e)
     tag = std::max(tag, eid(e));
@@ -448,20 +478,20 @@ void write_gmsh_mesh(const std::string &path, const HostMesh &h) {
     << blocks.size() + h.side_sets.size() + h.node_sets.size() << " " << ne + lines + points << " 1 "
     << tag + lines + points << "\n";
   for (std::size_t k = 0; k < blocks.size(); ++k) {
-    o << "2 " << k + 1 << " " << type << " " << blocks[k].end - blocks[k].begin << "\n";
+    o << top << " " << k + 1 << " " << type << " " << blocks[k].end - blocks[k].begin << "\n";
     for (Index e = blocks[k].begin; e < blocks[k].end; ++e) {
       o << eid(e);
       for (int j = 0; j < npe; ++j)
-        o << " " << nid(h.conn[npe * e + j]);
+        o << " " << nid(h.conn[npe * e + gmsh_node(h.type, j)]);
       o << "\n";
     }
   }
   for (std::size_t k = 0; k < h.side_sets.size(); ++k) {
     const auto &s = h.side_sets[k];
-    o << "1 " << k + 1 << " " << line_type << " " << s.a.size() << "\n";
+    o << top - 1 << " " << k + 1 << " " << side_type << " " << s.a.size() << "\n";
     for (std::size_t i = 0; i < s.a.size(); ++i) {
       o << ++tag;
-      for (int j = 0; j < order + 1; ++j) // the edge's nodes: its corners, then its interior
+      for (int j = 0; j < info.nodes_per_facet; ++j) // its corners, then its interior (Gmsh's order too)
         o << " " << nid(h.conn[npe * s.a[i] + facet_node(h.type, static_cast<int>(s.b[i]), j)]);
       o << "\n";
     }

@@ -21,11 +21,17 @@ std::string exodus_name(ElementType t) {
     return "QUAD16";
   case ElementType::Shell4:
     return "SHELL4";
+  case ElementType::Tet4:
+    return "TETRA4";
+  case ElementType::Tet10:
+    return "TETRA10";
   }
   return "?";
 }
 
 std::string type_name(ElementType t) {
+  if (t == ElementType::Tet4) return "tet4";
+  if (t == ElementType::Tet10) return "tet10";
   std::string s = exodus_name(t);
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
@@ -42,6 +48,11 @@ bool element_type_from_exodus(const std::string &name, int num_nodes, int num_di
       out = ElementType::Tri6;
     else
       return false;
+    return true;
+  }
+  if (starts("TET")) {
+    if (num_nodes != 4 && num_nodes != 10) return false;
+    out = num_nodes == 4 ? ElementType::Tet4 : ElementType::Tet10;
     return true;
   }
   if (starts("SHELL") || (starts("QUAD") && num_dim == 3)) {

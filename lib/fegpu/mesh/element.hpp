@@ -1,46 +1,60 @@
 #pragma once
 /// \file element.hpp
 /// Element types and their local numbering (Exodus II conventions). Usable in kernels.
-/// Facets are the element's edges: facet f runs from corner f to corner (f+1) % corners, and its
-/// local nodes are listed corner, corner, then the edge's interior nodes from corner f onward.
+/// A facet is a side of the element (Exodus' "side"): for a polygon an edge, running from corner f
+/// to corner (f+1) % corners, its local nodes listed corner, corner, then the edge's interior nodes
+/// from corner f onward; for a tetrahedron a triangular face, its three corners counter-clockwise
+/// seen from outside, then (TETRA10) its mid-edge nodes as a TRI6 lists them.
 #include <Kokkos_Core.hpp>
 
 #include <string>
 
 namespace fegpu {
 
-enum class ElementType : int { Tri3, Tri6, Quad4, Quad8, Quad9, Quad16, Shell4 };
+enum class ElementType : int { Tri3, Tri6, Quad4, Quad8, Quad9, Quad16, Shell4, Tet4, Tet10 };
 
 struct ElementInfo {
   int nodes;           ///< nodes per element
   int corners;         ///< vertices of the polygon
   int order;           ///< polynomial order along an edge
-  int nodes_per_facet; ///< order + 1
+  int nodes_per_facet; ///< nodes of one facet (side)
+  int facets;          ///< sides: edges of a polygon, faces of a tetrahedron
+  int dim;             ///< dimension of the element itself (a shell's is 2)
 };
 
 KOKKOS_INLINE_FUNCTION constexpr ElementInfo element_info(ElementType t) {
   switch (t) {
   case ElementType::Tri3:
-    return {3, 3, 1, 2};
+    return {3, 3, 1, 2, 3, 2};
   case ElementType::Tri6:
-    return {6, 3, 2, 3};
+    return {6, 3, 2, 3, 3, 2};
   case ElementType::Quad4:
-    return {4, 4, 1, 2};
+    return {4, 4, 1, 2, 4, 2};
   case ElementType::Quad8:
-    return {8, 4, 2, 3};
+    return {8, 4, 2, 3, 4, 2};
   case ElementType::Quad9:
-    return {9, 4, 2, 3};
+    return {9, 4, 2, 3, 4, 2};
   case ElementType::Quad16:
-    return {16, 4, 3, 4};
+    return {16, 4, 3, 4, 4, 2};
   case ElementType::Shell4:
-    return {4, 4, 1, 2};
+    return {4, 4, 1, 2, 4, 2};
+  case ElementType::Tet4:
+    return {4, 4, 1, 3, 4, 3};
+  case ElementType::Tet10:
+    return {10, 4, 2, 6, 4, 3};
   }
-  return {0, 0, 0, 0};
+  return {0, 0, 0, 0, 0, 0};
 }
 
 /// Local node k (0 <= k < nodes_per_facet) of facet f.
 KOKKOS_INLINE_FUNCTION constexpr int facet_node(ElementType t, int f, int k) {
   const ElementInfo e = element_info(t);
+  if (e.dim == 3) {
+    // Exodus TETRA sides 1-4: (0,1,3), (1,2,3), (0,3,2), (0,2,1); TETRA10 mid-edge nodes 4-9 on
+    // edges (0,1), (1,2), (2,0), (0,3), (1,3), (2,3).
+    constexpr int tet[4][6] = {{0, 1, 3, 4, 8, 7}, {1, 2, 3, 5, 9, 8}, {0, 3, 2, 7, 9, 6}, {0, 2, 1, 6, 5, 4}};
+    return tet[f][k];
+  }
   if (k == 0) return f;
   if (k == 1) return (f + 1) % e.corners;
   // Edge interior nodes follow the corners, `order - 1` of them per edge.
@@ -65,7 +79,7 @@ KOKKOS_INLINE_FUNCTION constexpr void quad_lattice(ElementType t, int k, int &a,
 std::string exodus_name(ElementType t);
 /// Parses an Exodus type name (case-insensitive, e.g. "TRI6", "QUAD4", "SHELL4"); false if unknown.
 bool element_type_from_exodus(const std::string &name, int num_nodes, int num_dim, ElementType &out);
-/// The name used in YAML (tri3, tri6, quad4, quad8, quad9, quad16, shell4).
+/// The name used in YAML (tri3, tri6, quad4, quad8, quad9, quad16, shell4, tet4, tet10).
 std::string type_name(ElementType t);
 
 } // namespace fegpu

@@ -193,6 +193,77 @@ HostMesh generate_rectangle(ElementType type, int nx, int ny, double lx, double 
   return h;
 }
 
+HostMesh generate_box(ElementType type, int nx, int ny, int nz, double lx, double ly, double lz, double x0, double y0,
+                      double z0) {
+  if (nx < 1 || ny < 1 || nz < 1) throw InputError("box: cell counts must be positive");
+  FEGPU_CHECK(element_info(type).dim == 3, "generate_box: tetrahedra");
+  HostMesh h;
+  h.type = type;
+  h.dim = 3;
+  // TET10's mid-edge nodes all lie on the lattice of half cells: the midpoints of the cell's edges,
+  // of its face diagonals and of its main diagonal.
+  const int r = element_info(type).order, NI = r * nx + 1, NJ = r * ny + 1, NK = r * nz + 1;
+  for (int K = 0; K < NK; ++K)
+    for (int J = 0; J < NJ; ++J)
+      for (int I = 0; I < NI; ++I)
+        h.xyz.insert(h.xyz.end(), {x0 + lx * I / (NI - 1), y0 + ly * J / (NJ - 1), z0 + lz * K / (NK - 1)});
+  using Point = std::array<int, 3>; // lattice coordinates
+  const auto node = [&](const Point &p) { return static_cast<Index>((std::size_t(p[2]) * NJ + p[1]) * NI + p[0]); };
+  // Kuhn's six tetrahedra: one per order of the axes, from corner (0,0,0) to (1,1,1) one axis at a time.
+  constexpr int order[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  constexpr int edges[6][2] = {{0, 1}, {1, 2}, {2, 0}, {0, 3}, {1, 3}, {2, 3}}; // TETRA10's nodes 4 to 9
+  const char *sides[6] = {"left", "right", "bottom", "top", "back", "front"};
+  for (int s = 0; s < 6; ++s)
+    h.side_sets.push_back({sides[s], s + 1, {}, {}});
+  const int extent[3] = {NI - 1, NJ - 1, NK - 1};
+  for (int k = 0; k < nz; ++k)
+    for (int j = 0; j < ny; ++j)
+      for (int i = 0; i < nx; ++i) {
+        const int cell[3] = {i, j, k};
+        for (const auto &axes : order) {
+          std::array<Point, 4> c{};
+          int step[3] = {0, 0, 0};
+          for (int v = 0; v < 4; ++v) {
+            if (v > 0) step[axes[v - 1]] = 1;
+            // The cut mirrored in every axis whose cell index is odd: a shared face is cut alike.
+            for (int d = 0; d < 3; ++d)
+              c[v][d] = r * (cell[d] + (cell[d] % 2 ? 1 - step[d] : step[d]));
+          }
+          // Positive volume (Exodus: corners 0, 1, 2 counter-clockwise seen from corner 3).
+          long a[3], b[3], w[3];
+          for (int d = 0; d < 3; ++d)
+            a[d] = c[1][d] - c[0][d], b[d] = c[2][d] - c[0][d], w[d] = c[3][d] - c[0][d];
+          const long vol = a[0] * (b[1] * w[2] - b[2] * w[1]) - a[1] * (b[0] * w[2] - b[2] * w[0]) +
+                           a[2] * (b[0] * w[1] - b[1] * w[0]);
+          if (vol < 0) std::swap(c[1], c[2]);
+          const Index e = static_cast<Index>(h.conn.size() / element_info(type).nodes);
+          for (const Point &p : c)
+            h.conn.push_back(node(p));
+          if (r == 2)
+            for (const auto &ed : edges) {
+              Point m;
+              for (int d = 0; d < 3; ++d)
+                m[d] = (c[ed[0]][d] + c[ed[1]][d]) / 2;
+              h.conn.push_back(node(m));
+            }
+          // Boundary faces: all three corners on one face of the box.
+          for (int f = 0; f < 4; ++f)
+            for (int d = 0; d < 3; ++d)
+              for (int end = 0; end < 2; ++end) {
+                bool on = true;
+                for (int q = 0; q < 3; ++q)
+                  on = on && c[facet_node(type, f, q)][d] == end * extent[d];
+                if (on) {
+                  h.side_sets[2 * d + end].a.push_back(e);
+                  h.side_sets[2 * d + end].b.push_back(f);
+                }
+              }
+        }
+      }
+  finish(h, "box");
+  return h;
+}
+
 HostMesh generate_annulus(ElementType type, int n_theta, int n_r, double r_in, double r_out, double grading,
                           double angle_deg) {
   check_counts(n_theta, n_r, "annulus");

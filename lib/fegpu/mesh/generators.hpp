@@ -19,6 +19,13 @@ enum class Diagonals { Same, Alternate, Cross };
 HostMesh generate_rectangle(ElementType type, int nx, int ny, double lx, double ly, double x0 = 0, double y0 = 0,
                             Diagonals diagonals = Diagonals::Same);
 
+/// nx x ny x nz cells on [x0, x0+lx] x [y0, y0+ly] x [z0, z0+lz], each cut into six tetrahedra
+/// (TET4 or TET10) about one of its diagonals (Kuhn's cut), mirrored across every cell face so that
+/// neighbouring cells meet face to face and the diagonals alternate: no direction is preferred
+/// over its mirror image. Side and node sets left, right (x), bottom, top (y), back, front (z).
+HostMesh generate_box(ElementType type, int nx, int ny, int nz, double lx, double ly, double lz, double x0 = 0,
+                      double y0 = 0, double z0 = 0);
+
 /// Moves every node off the boundary and out of every set by a random vector of length up to
 /// `amplitude` times its shortest edge (uniform in the disc, from a hash of the seed and the node),
 /// corner nodes first, then each mid-side node to the middle of its edge (edges stay straight).
@@ -47,6 +54,7 @@ HostMesh generate_hemisphere(int n_theta, int n_phi, double radius, double hole_
 
 /// Element counts expected of a structured quad mesh of cells split per type.
 inline int elements_per_cell(ElementType t, Diagonals d = Diagonals::Same) {
+  if (element_info(t).dim == 3) return 6;
   return (t == ElementType::Tri3 || t == ElementType::Tri6) ? (d == Diagonals::Cross ? 4 : 2) : 1;
 }
 

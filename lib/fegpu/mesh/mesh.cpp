@@ -20,12 +20,12 @@ template <class Set> const Set &find_set(const std::vector<Set> &sets, const std
 } // namespace
 
 void facet_geometry(const Mesh &m, const std::vector<Index> &elems, const std::vector<Index> &facets,
-                    std::vector<Index> &nodes, std::vector<double> &xy) {
+                    std::vector<Index> &nodes, std::vector<double> &xyz_out) {
   const int npf = element_info(m.type).nodes_per_facet;
   const Index n = static_cast<Index>(elems.size());
   const auto e = to_device("fegpu::mesh::facet_elems", elems), f = to_device("fegpu::mesh::facet_locals", facets);
   IndexView fn(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::facet_nodes"), n * npf);
-  RealView fx(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::facet_xy"), 2 * n * npf);
+  RealView fx(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::facet_xyz"), 3 * n * npf);
   const ConnView conn = m.elem2node;
   const CoordView xyz = m.coords;
   const ElementType type = m.type;
@@ -34,12 +34,12 @@ void facet_geometry(const Mesh &m, const std::vector<Index> &elems, const std::v
         for (int k = 0; k < npf; ++k) {
           const Index node = conn(e(i), facet_node(type, int(f(i)), k));
           fn(i * npf + k) = node;
-          fx(2 * (i * npf + k)) = xyz(node, 0);
-          fx(2 * (i * npf + k) + 1) = xyz(node, 1);
+          for (int d = 0; d < 3; ++d)
+            fx(3 * (i * npf + k) + d) = xyz(node, d);
         }
       });
   nodes = to_host(fn);
-  xy = to_host(fx);
+  xyz_out = to_host(fx);
 }
 
 const NodeSet &Mesh::node_set(const std::string &name) const { return find_set(node_sets, name, "node set"); }

@@ -92,10 +92,10 @@ Mesh upload(const HostMesh &h);
 /// Copies a mesh back to host arrays (for output and tests).
 HostMesh download(const Mesh &m);
 
-/// The current nodes (nodes_per_facet each, in facet order) and their (x, y) of the given element
+/// The current nodes (nodes_per_facet each, in facet order) and their (x, y, z) of the given element
 /// facets, gathered on the device: for boundary loads on a mesh whose nodes may have split.
 void facet_geometry(const Mesh &m, const std::vector<Index> &elems, const std::vector<Index> &facets,
-                    std::vector<Index> &nodes, std::vector<double> &xy);
+                    std::vector<Index> &nodes, std::vector<double> &xyz);
 
 /// The node nearest `point` (x, y, z; 2D meshes have z = 0), the lowest index among equals so that
 /// every backend picks the same one: for loads and pins placed at a point. Among the first `count`

@@ -89,7 +89,7 @@ HostMesh read_mesh(const InputNode &root, const std::string &input_file, const s
     h.source = "mesh file '" + path + "'";
     return h;
   }
-  const std::string gen = s.get_choice("generator", {"rectangle", "annulus", "disc", "cylinder", "hemisphere"});
+  const std::string gen = s.get_choice("generator", {"rectangle", "annulus", "disc", "box", "cylinder", "hemisphere"});
   const auto wrap = [&](auto &&make) -> HostMesh {
     try {
       return make();
@@ -115,7 +115,15 @@ HostMesh read_mesh(const InputNode &root, const std::string &input_file, const s
     if (hole >= 90.0) s.child("hole").error("the polar opening must be below 90 degrees");
     return wrap([&] { return generate_hemisphere(nt, np, r, hole, ang); });
   }
-  const ElementType type = parse_type(s, allowed);
+  // Tetrahedra fill the box; triangles and quadrilaterals the plane figures.
+  std::vector<ElementType> fits;
+  for (ElementType t : allowed)
+    if ((element_info(t).dim == 3) == (gen == "box")) fits.push_back(t);
+  if (fits.empty())
+    s.child("generator")
+        .error(gen == "box" ? "this module does not accept tetrahedral meshes"
+                            : "this module takes tetrahedra (generator: box)");
+  const ElementType type = parse_type(s, fits);
   const ElementInfo info = element_info(type);
   const double per_cell = info.corners == 3 ? 2 : 1, p = info.order;
   if (gen == "rectangle") {
@@ -127,6 +135,13 @@ HostMesh read_mesh(const InputNode &root, const std::string &input_file, const s
     const double q = d == Diagonals::Cross ? 2 * p : p;
     check_size(s, double(nx) * ny, elements_per_cell(type, d), (q * nx + 1) * (q * ny + 1), info.nodes, classic);
     return wrap([&] { return generate_rectangle(type, nx, ny, lx, ly, x0, y0, d); });
+  }
+  if (gen == "box") {
+    const int nx = s.get_positive_int("nx"), ny = s.get_positive_int("ny"), nz = s.get_positive_int("nz");
+    const double lx = s.get_positive("lx"), ly = s.get_positive("ly"), lz = s.get_positive("lz");
+    const double x0 = s.get<double>("x0", 0.0), y0 = s.get<double>("y0", 0.0), z0 = s.get<double>("z0", 0.0);
+    check_size(s, double(nx) * ny * nz, 6, (p * nx + 1) * (p * ny + 1) * (p * nz + 1), info.nodes, classic);
+    return wrap([&] { return generate_box(type, nx, ny, nz, lx, ly, lz, x0, y0, z0); });
   }
   if (gen == "annulus") {
     const int nt = s.get_positive_int("n_theta"), nr = s.get_positive_int("n_r");

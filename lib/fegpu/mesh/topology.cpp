@@ -57,7 +57,9 @@ Topology build_topology(const Mesh &mesh) {
   const Index ne = mesh.num_elems();
   const ElementType type = mesh.type;
   const ElementInfo info = element_info(type);
-  const int nf = info.corners;
+  // Facets are matched by their first two corners: edges. Faces (3D) need the third.
+  FEGPU_CHECK(info.dim == 2, "build_topology: facets of 2D elements only");
+  const int nf = info.facets;
   const auto conn = mesh.elem2node;
   const auto offsets = t.node2elem.offsets;
   const auto incident = t.node2elem.indices;

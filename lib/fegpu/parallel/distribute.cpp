@@ -115,7 +115,7 @@ PartitionStats partition_stats(const HostMesh &mesh, const std::vector<int> &par
     return mesh.conn[e * info.nodes + facet_node(mesh.type, f, k)];
   };
   for (std::size_t e = 0; e < ne; ++e)
-    for (int f = 0; f < info.corners; ++f) {
+    for (int f = 0; f < info.facets; ++f) {
       const Index first = node(e, f, 0);
       for (std::size_t i = n2e.begin(first); i < n2e.end(first); ++i) {
         const std::size_t o = n2e.elems[i];
