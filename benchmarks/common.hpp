@@ -1,6 +1,6 @@
 #pragma once
-// Shared by the benchmark programs: Kokkos start-up around Google Benchmark, and the annulus
-// meshes of the seed (T6 annuli of n_theta x n_r = 3:1 cells, 2 triangles per cell).
+// Shared by the benchmark programs: Kokkos start-up around Google Benchmark, the annulus meshes of
+// the seed (T6 annuli of n_theta x n_r = 3:1 cells, 2 triangles per cell) and tetrahedral cubes.
 #include "fegpu/mesh/generators.hpp"
 #include "fegpu/mesh/topology.hpp"
 
@@ -19,6 +19,17 @@ inline const HostMesh &annulus(ElementType type, long elements) {
   if (m.xyz.empty()) {
     const int n_r = std::max(2, static_cast<int>(std::lround(std::sqrt(elements / 6.0))));
     m = generate_annulus(type, 3 * n_r, n_r, 0.5, 1.0);
+  }
+  return m;
+}
+
+/// A cube of about `elements` tetrahedra (the box generator's six a cell).
+inline const HostMesh &box(ElementType type, long elements) {
+  static std::map<std::pair<int, long>, HostMesh> cache;
+  auto &m = cache[{static_cast<int>(type), elements}];
+  if (m.xyz.empty()) {
+    const int n = std::max(1, static_cast<int>(std::lround(std::cbrt(elements / 6.0))));
+    m = generate_box(type, n, n, n, 1.0, 1.0, 1.0);
   }
   return m;
 }

@@ -107,6 +107,65 @@ def bar(out):
     fig.savefig("docs/images/bar_wave.png", dpi=110)
 
 
+def side_faces(e, name):
+    """The corner nodes (n, 3) and elements of a tetrahedral mesh's side set `name`."""
+    names = [str(n) for n in chartostring(e.d["ss_names"][:])]
+    k = names.index(name) + 1
+    elems = e.d[f"elem_ss{k}"][:] - 1
+    sides = e.d[f"side_ss{k}"][:] - 1
+    local = np.array([[0, 1, 3], [1, 2, 3], [0, 3, 2], [0, 2, 1]])  # Exodus TETRA sides 1-4
+    return e.conn[elems[:, None], local[sides]], elems
+
+
+def cantilever_bar(out):
+    e = Exodus(f"{out}/cantilever_bar.e")
+    h = histories(f"{out}/cantilever_bar_histories.csv")
+    E, nu, rho, H = 2.0e11, 0.3, 7800.0, 0.1
+    omega = 1.8751041 ** 2 * np.sqrt(E * H ** 2 / (12 * rho))
+    t = np.linspace(0, h["time"][-1], 400)
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.6), gridspec_kw={"width_ratios": [1, 1.3]})
+    a.plot(h["time"] * 1e3, h["tip_displacement_y"] * 1e3, "o", ms=2.5, label="fegpu-kk (TET10, 30 x 3 x 3 cells)")
+    a.plot(t * 1e3, 2 * 0.1 / omega * np.sin(omega * t) * 1e3, "-", lw=1, label="Euler-Bernoulli first mode")
+    a.set_xlabel("time [ms]")
+    a.set_ylabel("tip deflection [mm]")
+    a.legend(fontsize=8)
+    a.set_title("Cantilever bar in 3D: tip history")
+    s = int(np.argmax([np.abs(e.nodal("displacement_y", k)).max() for k in range(len(e.time))]))
+    ux, uy = e.nodal("displacement_x", s), e.nodal("displacement_y", s)
+    faces, elems = side_faces(e, "front")
+    scale = 100.0
+    tri = mtri.Triangulation(e.x + scale * ux, e.y + scale * uy, faces)
+    sxx = e.element("stress_xx", s)[elems]
+    pc = b.tripcolor(tri, facecolors=sxx / 1e6, cmap="coolwarm", edgecolors="k", linewidth=0.1)
+    fig.colorbar(pc, ax=b, label="bending stress xx [MPa]")
+    b.set_title(f"front face, t = {e.time[s] * 1e3:.0f} ms (deflection x {scale:.0f})")
+    b.set_xlabel("x [m]")
+    b.set_ylabel("y [m]")
+    b.set_aspect("equal")
+    fig.tight_layout()
+    fig.savefig("docs/images/cantilever_bar.png", dpi=110)
+
+
+def rod_wave(out):
+    e = Exodus(f"{out}/rod_wave.e")
+    z = e.d["coordz"][:]
+    axis = (np.abs(e.y - 0.01) < 1e-9) & (np.abs(z - 0.01) < 1e-9)
+    order = np.argsort(e.x[axis])
+    c0 = np.sqrt(2.0e11 / 7800.0)
+    fig, a = plt.subplots(figsize=(7.5, 3.4))
+    for s in range(2, len(e.time), 3):
+        v = e.nodal("velocity_x", s)[axis][order]
+        a.plot(e.x[axis][order], v, lw=1, label=f"t = {e.time[s] * 1e6:.0f} us")
+        front = c0 * e.time[s]
+        a.axvline(front if front <= 1 else 2 - front, color="k", lw=0.4, ls=":")
+    a.set_xlabel("x [m]")
+    a.set_ylabel("particle velocity on the axis [m/s]")
+    a.set_title("Rod in 3D (TET10): the front and its Pochhammer ringing (dotted: c0 t)")
+    a.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig("docs/images/rod_wave.png", dpi=110)
+
+
 def ring(out):
     e = Exodus(f"{out}/ring_pressure.e")
     cx = e.x[e.conn[:, :3]].mean(axis=1)
@@ -539,6 +598,8 @@ if __name__ == "__main__":
     app = os.environ.get("FEGPU_APP", "build/openmp/app/fegpu-kk")
     cantilever(out)
     bar(out)
+    cantilever_bar(out)
+    rod_wave(out)
     ring(out)
     notch(out)
     plate_with_hole(out)
