@@ -55,6 +55,30 @@ template <int N> struct Solid {
     else
       return tet::mass_fraction<N>(a);
   }
+  /// The output's element fields from the mean stress s and strain energy w (2D: xx, yy, xy, zz,
+  /// von Mises, energy; 3D: xx, yy, zz, xy, yz, xz, von Mises, energy); returns their number.
+  /// Apart from the kernel: nvcc refuses a lambda's first capture inside `if constexpr`.
+  KOKKOS_INLINE_FUNCTION static int output_fields(const Material &m, const double s[6], double w, double v[8]) {
+    if constexpr (D == 2) {
+      const double sxx = s[0], syy = s[1], sxy = s[2];
+      // Plane strain: sigma_zz = lambda (eps_xx + eps_yy) = nu (sigma_xx + sigma_yy).
+      const double nu = m.lambda_3d / (2 * (m.lambda_3d + m.mu));
+      const double szz = m.plane_stress ? 0.0 : nu * (sxx + syy);
+      v[0] = sxx, v[1] = syy, v[2] = sxy, v[3] = szz;
+      v[4] = Kokkos::sqrt(0.5 * ((sxx - syy) * (sxx - syy) + (syy - szz) * (syy - szz) + (szz - sxx) * (szz - sxx)) +
+                          3 * sxy * sxy);
+      v[5] = w;
+      return 6;
+    } else {
+      for (int k = 0; k < 6; ++k)
+        v[k] = s[k];
+      v[6] = Kokkos::sqrt(
+          0.5 * ((s[0] - s[1]) * (s[0] - s[1]) + (s[1] - s[2]) * (s[1] - s[2]) + (s[2] - s[0]) * (s[2] - s[0])) +
+          3 * (s[3] * s[3] + s[4] * s[4] + s[5] * s[5]));
+      v[7] = w;
+      return 8;
+    }
+  }
   KOKKOS_INLINE_FUNCTION static double max_eigenvalue(const Material &m, const double x[D][N]) {
     if constexpr (D == 2)
       return elastic::max_eigenvalue<N>(m, x[0], x[1]);
@@ -226,27 +250,10 @@ void element_fields(const Mesh &mesh, const DeviceView<Material *> &mats, const 
         g.field(e, u, ue);
         const Material &m = mats(em(e));
         Solid<N>::force(m, x, ue, f, s, &w);
-        if constexpr (D == 2) {
-          const double sxx = s[0], syy = s[1], sxy = s[2];
-          // Plane strain: sigma_zz = lambda (eps_xx + eps_yy) = nu (sigma_xx + sigma_yy).
-          const double nu = m.lambda_3d / (2 * (m.lambda_3d + m.mu));
-          const double szz = m.plane_stress ? 0.0 : nu * (sxx + syy);
-          out(e, 0) = sxx;
-          out(e, 1) = syy;
-          out(e, 2) = sxy;
-          out(e, 3) = szz;
-          out(e, 4) =
-              Kokkos::sqrt(0.5 * ((sxx - syy) * (sxx - syy) + (syy - szz) * (syy - szz) + (szz - sxx) * (szz - sxx)) +
-                           3 * sxy * sxy);
-          out(e, 5) = w;
-        } else {
-          for (int k = 0; k < 6; ++k)
-            out(e, k) = s[k];
-          out(e, 6) = Kokkos::sqrt(
-              0.5 * ((s[0] - s[1]) * (s[0] - s[1]) + (s[1] - s[2]) * (s[1] - s[2]) + (s[2] - s[0]) * (s[2] - s[0])) +
-              3 * (s[3] * s[3] + s[4] * s[4] + s[5] * s[5]));
-          out(e, 7) = w;
-        }
+        double v[8];
+        const int nv = Solid<N>::output_fields(m, s, w, v);
+        for (int k = 0; k < nv; ++k)
+          out(e, k) = v[k];
       });
 }
 
