@@ -4,9 +4,11 @@
 // loads, the P- and S-wave speeds of a bar from arrival times, energy conservation and the two
 // scatter strategies' agreement.
 #include "elastic_model.hpp"
+#include "tetrahedron.hpp"
 #include "fegpu/driver/explicit_driver.hpp"
 #include "fegpu/io/gmsh.hpp"
 #include "fegpu/mesh/generators.hpp"
+#include "fegpu/mesh/topology.hpp"
 #include "test_config.hpp"
 
 #include <gtest/gtest.h>
@@ -268,6 +270,54 @@ TEST_P(Box, GmshMeshHasItsGeometrySetsAndPassesThePatchTest) {
       for (int c = 0; c < 3; ++c)
         EXPECT_NEAR(fh(i, c), 0.0, 1e-12 * scale) << "node " << i;
 }
+TEST_P(Box, TopologyMatchesFacesByTheirThreeCorners) {
+  // The device topology of a tetrahedral mesh against the faces counted on the host by sorted
+  // corner triples: as many facets, as many on the boundary, each interior facet's two elements
+  // holding its three corners, and the adjacency symmetric.
+  for (const HostMesh &h :
+       {generate_box(GetParam(), 4, 3, 2, 1.0, 0.8, 0.5),
+        read_gmsh_mesh(std::string(FEGPU_SOURCE_DIR) + "/test/data/box_" + type_name(GetParam()) + ".msh")}) {
+    const int npe = element_info(h.type).nodes;
+    const std::size_t ne = h.conn.size() / npe;
+    std::map<std::array<Index, 3>, int> faces;
+    for (std::size_t e = 0; e < ne; ++e)
+      for (int f = 0; f < 4; ++f) {
+        std::array<Index, 3> k;
+        for (int q = 0; q < 3; ++q)
+          k[q] = h.conn[e * npe + facet_node(h.type, f, q)];
+        std::sort(k.begin(), k.end());
+        ++faces[k];
+      }
+    long boundary = 0;
+    for (const auto &[k, n] : faces)
+      boundary += n == 1;
+    const Mesh m = upload(h);
+    const Topology t = build_topology(m);
+    EXPECT_EQ(t.num_facets, Index(faces.size()));
+    EXPECT_EQ(t.num_boundary_facets, Index(boundary));
+    const auto f2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.facet2elem);
+    const auto f2l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.facet2local);
+    const auto e2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.elem2elem);
+    const auto e2ef = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.elem2elem_facet);
+    for (Index f = 0; f < t.num_facets; ++f) {
+      if (f2e(f, 1) < 0) continue;
+      std::array<Index, 3> k[2];
+      for (int side = 0; side < 2; ++side) {
+        for (int q = 0; q < 3; ++q)
+          k[side][q] = h.conn[f2e(f, side) * npe + facet_node(h.type, f2l(f, side), q)];
+        std::sort(k[side].begin(), k[side].end());
+      }
+      EXPECT_EQ(k[0], k[1]) << "facet " << f;
+    }
+    for (std::size_t e = 0; e < ne; ++e)
+      for (int f = 0; f < 4; ++f)
+        if (e2e(e, f) >= 0) {
+          EXPECT_EQ(e2e(e2e(e, f), e2ef(e, f)), Index(e));
+          EXPECT_EQ(e2ef(e2e(e, f), e2ef(e, f)), f);
+        }
+  }
+}
+
 TEST(Tet10, QuadraticFieldBalancesTheConsistentBodyForce) {
   // u = (q1 x^2 + q2 y z, q3 y^2 + q4 x z, q5 z^2 + q6 x y): the cross terms are harmonic and free
   // of divergence, so div sigma = 2 (lambda + 2 mu) (q1, q3, q5), constant. TET10 holds u exactly,
@@ -620,4 +670,81 @@ TEST(Cantilever, ConvergenceTet4AndTet10) {
         EXPECT_NEAR(t[k] / reference, 1.0, 0.007);
     }
   }
+}
+
+TEST(StableStep, Tet4EigenvalueIsTheLargestOfMinvKFromTheClosedForm) {
+  // TET4's stiffness in closed form, apart from the element code: the gradients of the barycentric
+  // coordinates are the rows of the inverse of [1 x y z], B from them, K = V B^T D B; the lumped
+  // mass rho V / 4 at each node. The largest eigenvalue of M^-1 K by a plain power iteration run to
+  // convergence must be the element's (tet::max_eigenvalue, which the stable step takes).
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> jitter(-0.3, 0.3);
+  for (const double nu : {0.0, 0.3, 0.45})
+    for (int trial = 0; trial < 10; ++trial) {
+      const double E = 200.0, rho = 7.8, scale = 0.01 + 0.1 * trial;
+      elastic::Material m;
+      m.mu = E / (2 * (1 + nu)), m.lambda_3d = m.lambda = E * nu / ((1 + nu) * (1 - 2 * nu)), m.density = rho;
+      double x[3][4] = {{0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}};
+      for (int a = 0; a < 4; ++a)
+        for (int c = 0; c < 3; ++c)
+          x[c][a] = scale * (x[c][a] + jitter(rng));
+      // Gradients: solve [1 x y z] G = I by Gauss-Jordan; column a of rows 1..3 is grad L_a.
+      double A[4][8];
+      for (int a = 0; a < 4; ++a) {
+        A[a][0] = 1;
+        for (int c = 0; c < 3; ++c)
+          A[a][1 + c] = x[c][a];
+        for (int b = 0; b < 4; ++b)
+          A[a][4 + b] = a == b;
+      }
+      for (int p = 0; p < 4; ++p) {
+        int best = p;
+        for (int r = p + 1; r < 4; ++r)
+          if (std::abs(A[r][p]) > std::abs(A[best][p])) best = r;
+        for (int c = 0; c < 8; ++c)
+          std::swap(A[p][c], A[best][c]);
+        for (int r = 0; r < 4; ++r)
+          if (r != p) {
+            const double f = A[r][p] / A[p][p];
+            for (int c = 0; c < 8; ++c)
+              A[r][c] -= f * A[p][c];
+          }
+      }
+      double grad[4][3]; // grad[a][c] = dL_a / dx_c: the inverse's row 1 + c, column a
+      for (int a = 0; a < 4; ++a)
+        for (int c = 0; c < 3; ++c)
+          grad[a][c] = A[1 + c][4 + a] / A[1 + c][1 + c];
+      double min_det;
+      const double V = elastic::tet::volume<4>(x, min_det);
+      ASSERT_GT(V, 0);
+      // K[(a, i)][(b, j)] = V (lambda g_ai g_bj + mu (g_aj g_bi + delta_ij g_a . g_b)).
+      double K[12][12];
+      for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < 4; ++b) {
+          const double dot = grad[a][0] * grad[b][0] + grad[a][1] * grad[b][1] + grad[a][2] * grad[b][2];
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+              K[3 * a + i][3 * b + j] =
+                  V * (m.lambda_3d * grad[a][i] * grad[b][j] + m.mu * (grad[a][j] * grad[b][i] + (i == j) * dot));
+        }
+      std::vector<double> v(12), w(12);
+      for (int i = 0; i < 12; ++i)
+        v[i] = std::sin(1.0 + 3.7 * i);
+      double lambda = 0;
+      for (int it = 0; it < 20000; ++it) {
+        double norm = 0, vw = 0, vv = 0;
+        for (int i = 0; i < 12; ++i) {
+          w[i] = 0;
+          for (int j = 0; j < 12; ++j)
+            w[i] += K[i][j] * v[j];
+          vw += v[i] * w[i], vv += v[i] * v[i], norm += w[i] * w[i];
+        }
+        lambda = vw / vv / (rho * V / 4);
+        for (int i = 0; i < 12; ++i)
+          v[i] = w[i] / std::sqrt(norm);
+      }
+      const double element = elastic::tet::max_eigenvalue<4>(m, x);
+      EXPECT_NEAR(element, lambda, 1e-6 * lambda) << "nu " << nu << ", trial " << trial;
+      EXPECT_LE(element, lambda * (1 + 1e-12));
+    }
 }

@@ -50,6 +50,21 @@ Crs build_node2elem(const Mesh &mesh) {
   return c;
 }
 
+namespace {
+/// Whether facet f of element e and facet g of element o have the same `fc` corners, in any order.
+KOKKOS_INLINE_FUNCTION bool same_corners(const ConnView &conn, ElementType type, int fc, Index e, int f, Index o,
+                                         int g) {
+  for (int i = 0; i < fc; ++i) {
+    const Index c = conn(e, facet_node(type, f, i));
+    bool found = false;
+    for (int j = 0; j < fc; ++j)
+      found = found || conn(o, facet_node(type, g, j)) == c;
+    if (!found) return false;
+  }
+  return true;
+}
+} // namespace
+
 Topology build_topology(const Mesh &mesh) {
   Kokkos::Profiling::ScopedRegion region("fegpu::topology::build");
   Topology t;
@@ -57,9 +72,7 @@ Topology build_topology(const Mesh &mesh) {
   const Index ne = mesh.num_elems();
   const ElementType type = mesh.type;
   const ElementInfo info = element_info(type);
-  // Facets are matched by their first two corners: edges. Faces (3D) need the third.
-  FEGPU_CHECK(info.dim == 2, "build_topology: facets of 2D elements only");
-  const int nf = info.facets;
+  const int nf = info.facets, fc = info.dim == 3 ? 3 : 2; // facets, and the corners of one
   const auto conn = mesh.elem2node;
   const auto offsets = t.node2elem.offsets;
   const auto incident = t.node2elem.indices;
@@ -71,27 +84,25 @@ Topology build_topology(const Mesh &mesh) {
   auto e2e = t.elem2elem;
   auto e2ef = t.elem2elem_facet;
   // Each facet is found from its first corner's incident elements: the neighbour is the other
-  // element having a facet with the same two corners (in reverse order for consistent orientation,
-  // but either order is accepted so that inverted input elements still connect).
+  // element having a facet with the same corners (an edge's two, a face's three), in any order, so
+  // that inverted input elements still connect.
   Index errors = 0;
   Kokkos::parallel_reduce(
       "fegpu::topology::adjacency", range(0, ne),
       KOKKOS_LAMBDA(Index e, Index & bad) {
         for (int f = 0; f < nf; ++f) {
-          const Index a = conn(e, facet_node(type, f, 0)), b = conn(e, facet_node(type, f, 1));
+          const Index a = conn(e, facet_node(type, f, 0));
           Index nb = -1;
           int nbf = -1, matches = 0;
           for (Index i = offsets(a); i < offsets(a + 1); ++i) {
             const Index o = incident(i);
             if (o == e) continue;
-            for (int g = 0; g < nf; ++g) {
-              const Index c0 = conn(o, facet_node(type, g, 0)), c1 = conn(o, facet_node(type, g, 1));
-              if ((c0 == b && c1 == a) || (c0 == a && c1 == b)) {
+            for (int g = 0; g < nf; ++g)
+              if (same_corners(conn, type, fc, e, f, o, g)) {
                 nb = o;
                 nbf = g;
                 ++matches;
               }
-            }
           }
           if (matches > 1) ++bad; // a non-manifold facet (the element is found again below)
           e2e(e, f) = nb;
@@ -106,14 +117,11 @@ Topology build_topology(const Mesh &mesh) {
         "fegpu::topology::first_non_manifold", range(0, ne),
         KOKKOS_LAMBDA(Index e, Index & lo) {
           for (int f = 0; f < nf; ++f) {
-            const Index a = conn(e, facet_node(type, f, 0)), b = conn(e, facet_node(type, f, 1));
+            const Index a = conn(e, facet_node(type, f, 0));
             int matches = 0;
             for (Index i = offsets(a); i < offsets(a + 1); ++i)
-              for (int g = 0; g < nf && incident(i) != e; ++g) {
-                const Index o = incident(i);
-                const Index c0 = conn(o, facet_node(type, g, 0)), c1 = conn(o, facet_node(type, g, 1));
-                matches += (c0 == b && c1 == a) || (c0 == a && c1 == b);
-              }
+              for (int g = 0; g < nf && incident(i) != e; ++g)
+                matches += same_corners(conn, type, fc, e, f, incident(i), g);
             if (matches > 1 && e < lo) lo = e;
           }
         },

@@ -18,8 +18,8 @@ struct Topology {
   Index num_boundary_facets = 0;
 };
 
-/// Builds the topology of a 2D mesh or a shell surface. Facets are element edges, matched by
-/// their two corner nodes.
+/// Builds the topology of a 2D mesh, a shell surface or a tetrahedral mesh. Facets are element
+/// edges in 2D, matched by their two corner nodes, and triangular faces in 3D, by their three.
 Topology build_topology(const Mesh &mesh);
 
 /// node -> element incidence alone (also used by colouring).
