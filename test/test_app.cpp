@@ -587,6 +587,7 @@ boundary_conditions:
   - {type: displacement, node_set: left, components: all, value: 0.0}
   - {type: traction, side_set: right, value: [0.0, 0.0, -0.001]}
   - {type: pressure, side_set: top, value: 0.0005}
+  - {type: body_force, value: [0.0, 0.0, -0.01]}
 initial_conditions:
   velocity: {z: "0.01*x*(1+y+z)"}
 time: {end_time: 0.5}
@@ -619,6 +620,8 @@ TEST_F(App, BadSolidInput) {
                    {"materials.steel.thickness", "no plane state or thickness"});
   expect_bad_input(replace(kSolid, "value: [0.0, 0.0, -0.001]", "value: [0.0, -0.001]"),
                    {"boundary_conditions[1].value", "[x, y, z]"});
+  expect_bad_input(replace(kSolid, "value: [0.0, 0.0, -0.01]", "value: [-0.01]"),
+                   {"boundary_conditions[3].value", "[x, y, z]"});
   expect_bad_input(replace(kSolid, "element: tet10", "element: tri6"), {"mesh.element", "tet4, tet10"});
   expect_bad_input(replace(kGood, "components: [x, y]", "components: [x, z]"), {"unknown component 'z'"});
   expect_bad_input(replace(kFracture,

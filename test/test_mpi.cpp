@@ -398,6 +398,7 @@ boundary_conditions:
   - {type: traction, side_set: right, value: [0.5, 0.25, -0.1], function: {t: [0, 0.5], f: [0, 1]}}
   - {type: pressure, side_set: front, value: 0.2}
   - {type: force, node_set: top, value: [0.0, -0.01, 0.005]}
+  - {type: body_force, value: [0.002, 0.0, -0.01]}
 initial_conditions:
   velocity: {z: "0.01*x*(2-x)"}
   displacement: {x: "0.001*y*z"}

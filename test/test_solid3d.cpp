@@ -4,12 +4,12 @@
 // loads, the P- and S-wave speeds of a bar from arrival times, energy conservation and the two
 // scatter strategies' agreement.
 #include "elastic_model.hpp"
-#include "tetrahedron.hpp"
 #include "fegpu/driver/explicit_driver.hpp"
 #include "fegpu/io/gmsh.hpp"
 #include "fegpu/mesh/generators.hpp"
 #include "fegpu/mesh/topology.hpp"
 #include "test_config.hpp"
+#include "tetrahedron.hpp"
 
 #include <gtest/gtest.h>
 
@@ -358,10 +358,11 @@ TEST(Tet10, QuadraticFieldBalancesTheConsistentBodyForce) {
   EXPECT_GT(checked, 100);
 }
 
-TEST(Loads, FaceTractionAndPressureAreConsistent) {
+TEST(Loads, FaceTractionPressureAndBodyForceAreConsistent) {
   // A uniform traction on the top face (y = ly, area lx lz) sums to t lx lz; on TET10's flat TRI6
   // faces a corner's share is int L (2L - 1) dA = 0 and a mid-side node's A/3. A pressure on all six
-  // faces of the box balances; on one face it pushes inward with p times its area.
+  // faces of the box balances; on one face it pushes inward with p times its area. A body force
+  // (an acceleration) sums to the body's mass times it.
   const double lx = 2.0, ly = 1.0, lz = 0.5;
   for (const ElementType type : {ElementType::Tet4, ElementType::Tet10}) {
     const HostMesh h = generate_box(type, 4, 2, 2, lx, ly, lz);
@@ -378,9 +379,13 @@ TEST(Loads, FaceTractionAndPressureAreConsistent) {
       p.value = {7.0};
       c.boundary.push_back(p);
     }
+    BoundarySpec g; // a body force: an acceleration, each node's lumped mass times it
+    g.kind = BoundarySpec::BodyForce;
+    g.value = {0.0, -9.81, 2.0};
+    c.boundary.push_back(g);
     ElasticModel model(h, c);
     const auto loads = model.loads();
-    ASSERT_EQ(loads.size(), 7u);
+    ASSERT_EQ(loads.size(), 8u);
     const Index nn = model.num_nodes();
     const auto resultant = [&](const LoadPattern &l, double r[3], std::map<Index, double> *x_force = nullptr) {
       auto d = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l.dofs);
@@ -427,7 +432,29 @@ TEST(Loads, FaceTractionAndPressureAreConsistent) {
     }
     for (int k = 0; k < 3; ++k)
       EXPECT_NEAR(total[k], 0.0, 1e-12) << type_name(type);
+    resultant(loads[7], r); // the whole mass (density 1) times g
+    for (int k = 0; k < 3; ++k)
+      EXPECT_NEAR(r[k], lx * ly * lz * g.value[k], 1e-12) << type_name(type);
+    EXPECT_FALSE(loads[7].whole_at_nodes); // ranks' parts add up, as their masses do
   }
+  // The same in 2D (T6, plane strain, thickness 0.3): mass = rho t A.
+  const HostMesh h2 = generate_rectangle(ElementType::Tri6, 5, 3, 2.0, 1.0);
+  Config c2 = one_material(3.0, 1.0, 0.25);
+  c2.materials[0].thickness = 0.3;
+  BoundarySpec g;
+  g.kind = BoundarySpec::BodyForce;
+  g.value = {1.5, -9.81};
+  c2.boundary = {g};
+  ElasticModel m2(h2, c2);
+  const auto l2 = m2.loads();
+  ASSERT_EQ(l2.size(), 1u);
+  auto d = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l2[0].dofs);
+  auto w = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l2[0].weights);
+  double f[2] = {0, 0};
+  for (std::size_t i = 0; i < d.extent(0); ++i)
+    f[d(i) / m2.num_nodes()] += w(i);
+  EXPECT_NEAR(f[0], 3.0 * 0.3 * 2.0 * 1.5, 1e-12);
+  EXPECT_NEAR(f[1], 3.0 * 0.3 * 2.0 * -9.81, 1e-12);
 }
 
 namespace {

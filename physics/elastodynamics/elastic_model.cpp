@@ -173,6 +173,14 @@ std::vector<LoadPattern> ElasticModel::loads() const {
       for (std::size_t i = 0; i < nodes.extent(0); ++i)
         for (int c = 0; c < dim_; ++c)
           w[c * nn + nodes(i)] += bc.value[c];
+    } else if (bc.kind == BoundarySpec::BodyForce) {
+      // An acceleration g: each node's lumped mass times g, the mass of this rank's elements (the
+      // ranks' parts sum to the node's, as its mass does), recomputed when nodes split.
+      const auto mass = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mass_);
+      for (int c = 0; c < dim_; ++c)
+        if (bc.value[c] != 0)
+          for (Index n = 0; n < nn; ++n)
+            w[c * nn + n] += mass(n, c) * bc.value[c];
     } else if ((bc.kind == BoundarySpec::Traction || bc.kind == BoundarySpec::Pressure) && dim_ == 3) {
       face_loads(bc, w);
     } else if (bc.kind == BoundarySpec::Traction || bc.kind == BoundarySpec::Pressure) {

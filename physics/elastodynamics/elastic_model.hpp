@@ -38,10 +38,11 @@ inline MaterialSpec isotropic(double density, double youngs_modulus, double pois
 }
 
 struct BoundarySpec {
-  enum Kind { Displacement, Velocity, Traction, Pressure, Force } kind = Displacement;
-  std::string set;             ///< node set (displacement, velocity, force) or side set
+  enum Kind { Displacement, Velocity, Traction, Pressure, Force, BodyForce } kind = Displacement;
+  std::string set;             ///< node set (displacement, velocity, force) or side set; none for a body force
   std::vector<int> components; ///< 0 = x, 1 = y, 2 = z (displacement, velocity)
-  std::vector<double> value;   ///< one value, or a vector of the dimension's size (traction, force)
+  std::vector<double> value;   ///< one value, or a vector of the dimension's size (traction, force, and
+                               ///< the body force's acceleration)
   TimeFunction function;
 };
 

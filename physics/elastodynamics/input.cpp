@@ -10,6 +10,7 @@
 ///     - {type: traction, side_set: right, value: [0.0, -1.0e3]}
 ///     - {type: pressure, side_set: inner, value: 1.0e6}
 ///     - {type: force, node_set: tip, value: [0.0, -1.0]}
+///     - {type: body_force, value: [0.0, -9.81]}   # an acceleration: each node's lumped mass times it
 ///   initial_conditions: {velocity: {x: "0", y: "0.1*sin(pi*x)"}, displacement: {...}}
 /// On tetrahedra (3D) the components run x, y, z, vectors have three entries, expressions take
 /// x, y, z, and `plane` and `thickness` have no meaning (an error if given).
@@ -99,8 +100,11 @@ Config parse_config(const InputNode &root, const HostMesh &mesh) {
     for (std::size_t i = 0; i < list.size(); ++i) {
       const InputNode bc = list[i];
       BoundarySpec b;
-      const std::string type = bc.get_choice("type", {"displacement", "velocity", "traction", "pressure", "force"});
-      if (type == "displacement" || type == "velocity" || type == "force") {
+      const std::string type =
+          bc.get_choice("type", {"displacement", "velocity", "traction", "pressure", "force", "body_force"});
+      if (type == "body_force") {
+        // every node: no set
+      } else if (type == "displacement" || type == "velocity" || type == "force") {
         b.set = bc.get<std::string>("node_set");
         require_set(bc.child("node_set"), b.set, mesh.node_sets, "node set");
       } else {
@@ -115,7 +119,9 @@ Config parse_config(const InputNode &root, const HostMesh &mesh) {
         b.kind = BoundarySpec::Pressure;
         b.value = {bc.get<double>("value")};
       } else {
-        b.kind = type == "traction" ? BoundarySpec::Traction : BoundarySpec::Force;
+        b.kind = type == "traction" ? BoundarySpec::Traction
+                 : type == "force"  ? BoundarySpec::Force
+                                    : BoundarySpec::BodyForce;
         b.value = bc.get<std::vector<double>>("value");
         if (b.value.size() != std::size_t(dim))
           bc.child("value").error(dim == 3 ? "expected a vector [x, y, z]" : "expected a vector [x, y]");
