@@ -318,6 +318,54 @@ TEST_P(Box, TopologyMatchesFacesByTheirThreeCorners) {
   }
 }
 
+TEST_P(Box, PerturbationKeepsTheBoundaryTheSetsAndTheVolume) {
+  // The nodal perturbation at its largest amplitude, 0.3: no tetrahedron inverts (a Kuhn
+  // tetrahedron's smallest height is 0.707 of its shortest edge, more than two moves of 0.3), the
+  // volume stays, nodes on the boundary stay, every moved corner within 0.3 of its shortest edge,
+  // TET10's mid-edge nodes at their edges' middles; the same seed gives the same mesh.
+  const HostMesh h = generate_box(GetParam(), 4, 3, 3, 1.0, 0.75, 0.75);
+  HostMesh p = h, q = h, other = h;
+  perturb_nodes(p, 0.3, 7);
+  perturb_nodes(q, 0.3, 7);
+  perturb_nodes(other, 0.3, 8);
+  EXPECT_EQ(p.xyz, q.xyz);
+  EXPECT_NE(p.xyz, other.xyz);
+  const int npe = element_info(h.type).nodes;
+  const std::size_t ne = h.conn.size() / npe, nn = h.xyz.size() / 3;
+  double volume = 0;
+  for (std::size_t e = 0; e < ne; ++e) {
+    EXPECT_GT(tet_volume(p, e), 0) << "element " << e;
+    volume += tet_volume(p, e);
+  }
+  EXPECT_NEAR(volume, 1.0 * 0.75 * 0.75, 1e-13);
+  const auto boundary = boundary_nodes(h);
+  const double cell = 0.25; // the shortest edge of every node
+  int moved = 0;
+  for (std::size_t i = 0; i < nn; ++i) {
+    const double d = std::hypot(p.xyz[3 * i] - h.xyz[3 * i], p.xyz[3 * i + 1] - h.xyz[3 * i + 1],
+                                p.xyz[3 * i + 2] - h.xyz[3 * i + 2]);
+    if (boundary[i]) EXPECT_EQ(d, 0.0) << "node " << i;
+    moved += d > 0;
+  }
+  EXPECT_GT(moved, 10);
+  for (std::size_t e = 0; e < ne; ++e)
+    for (int a = 0; a < 4; ++a) {
+      const Index n = h.conn[e * npe + a];
+      EXPECT_LE(std::hypot(p.xyz[3 * n] - h.xyz[3 * n], p.xyz[3 * n + 1] - h.xyz[3 * n + 1],
+                           p.xyz[3 * n + 2] - h.xyz[3 * n + 2]),
+                0.3 * cell * (1 + 1e-12));
+    }
+  if (npe == 10) {
+    constexpr int edge[6][2] = {{0, 1}, {1, 2}, {2, 0}, {0, 3}, {1, 3}, {2, 3}};
+    for (std::size_t e = 0; e < ne; ++e)
+      for (int k = 0; k < 6; ++k)
+        for (int c = 0; c < 3; ++c)
+          EXPECT_NEAR(p.xyz[3 * h.conn[e * npe + 4 + k] + c],
+                      0.5 * (p.xyz[3 * h.conn[e * npe + edge[k][0]] + c] + p.xyz[3 * h.conn[e * npe + edge[k][1]] + c]),
+                      1e-15);
+  }
+}
+
 TEST(Tet10, QuadraticFieldBalancesTheConsistentBodyForce) {
   // u = (q1 x^2 + q2 y z, q3 y^2 + q4 x z, q5 z^2 + q6 x y): the cross terms are harmonic and free
   // of divergence, so div sigma = 2 (lambda + 2 mu) (q1, q3, q5), constant. TET10 holds u exactly,

@@ -383,7 +383,75 @@ HostMesh generate_hemisphere(int n_theta, int n_phi, double radius, double hole_
 
 namespace fegpu {
 
+namespace {
+/// perturb_nodes on tetrahedra: boundary faces (faces of one element) and sets fixed, the corner
+/// nodes moved to a random point of the ball of radius amplitude x their shortest edge, TET10's
+/// mid-edge nodes to their edges' middles.
+void perturb_tets(HostMesh &h, double amplitude, unsigned seed) {
+  const ElementInfo info = element_info(h.type);
+  const std::size_t nn = h.xyz.size() / 3, npe = info.nodes, ne = h.conn.size() / npe;
+  constexpr int edge[6][2] = {{0, 1}, {1, 2}, {2, 0}, {0, 3}, {1, 3}, {2, 3}}; // TETRA10's nodes 4 to 9
+  std::vector<char> fixed(nn, 0);
+  std::vector<double> shortest(nn, std::numeric_limits<double>::infinity());
+  std::map<std::array<Index, 3>, int> faces;
+  const auto node = [&](std::size_t e, int f, int k) { return h.conn[e * npe + facet_node(h.type, f, k)]; };
+  const auto face_key = [&](std::size_t e, int f) {
+    std::array<Index, 3> k = {node(e, f, 0), node(e, f, 1), node(e, f, 2)};
+    std::sort(k.begin(), k.end());
+    return k;
+  };
+  for (std::size_t e = 0; e < ne; ++e) {
+    for (int f = 0; f < 4; ++f)
+      ++faces[face_key(e, f)];
+    for (const auto &ed : edge) {
+      const Index a = h.conn[e * npe + ed[0]], b = h.conn[e * npe + ed[1]];
+      const double l = std::hypot(h.xyz[3 * a] - h.xyz[3 * b], h.xyz[3 * a + 1] - h.xyz[3 * b + 1],
+                                  h.xyz[3 * a + 2] - h.xyz[3 * b + 2]);
+      shortest[a] = std::min(shortest[a], l);
+      shortest[b] = std::min(shortest[b], l);
+    }
+  }
+  for (std::size_t e = 0; e < ne; ++e)
+    for (int f = 0; f < 4; ++f)
+      if (faces[face_key(e, f)] == 1)
+        for (int k = 0; k < info.nodes_per_facet; ++k)
+          fixed[node(e, f, k)] = 1;
+  for (const auto &s : h.node_sets)
+    for (Index n : s.a)
+      fixed[n] = 1;
+  for (const auto &s : h.side_sets)
+    for (std::size_t i = 0; i < s.a.size(); ++i)
+      for (int k = 0; k < info.nodes_per_facet; ++k)
+        fixed[node(s.a[i], s.b[i], k)] = 1;
+  const auto uniform = [seed](uint64_t n, uint64_t k) {
+    return hash_uniform((uint64_t(seed) * 0x9E3779B97F4A7C15ull) ^ (3 * n + k + 1) * 0xD1B54A32D192ED03ull);
+  };
+  std::vector<char> moved(nn, 0);
+  for (std::size_t e = 0; e < ne; ++e)
+    for (int c = 0; c < 4; ++c) {
+      const Index n = h.conn[e * npe + c];
+      if (fixed[n] || moved[n]) continue;
+      moved[n] = 1;
+      // Uniform in the ball: radius by the cube root, direction uniform on the sphere.
+      const double r = amplitude * shortest[n] * std::cbrt(uniform(n, 0));
+      const double cz = 2 * uniform(n, 1) - 1, sz = std::sqrt(1 - cz * cz), phi = 2 * std::numbers::pi * uniform(n, 2);
+      h.xyz[3 * n] += r * sz * std::cos(phi);
+      h.xyz[3 * n + 1] += r * sz * std::sin(phi);
+      h.xyz[3 * n + 2] += r * cz;
+    }
+  if (npe == 10)
+    for (std::size_t e = 0; e < ne; ++e)
+      for (int k = 0; k < 6; ++k) {
+        const Index m = h.conn[e * npe + 4 + k], a = h.conn[e * npe + edge[k][0]], b = h.conn[e * npe + edge[k][1]];
+        if (!moved[a] && !moved[b]) continue;
+        for (int d = 0; d < 3; ++d)
+          h.xyz[3 * m + d] = 0.5 * (h.xyz[3 * a + d] + h.xyz[3 * b + d]);
+      }
+}
+} // namespace
+
 void perturb_nodes(HostMesh &h, double amplitude, unsigned seed) {
+  if (element_info(h.type).dim == 3) return perturb_tets(h, amplitude, seed);
   const ElementInfo info = element_info(h.type);
   const std::size_t nn = h.xyz.size() / 3, npe = info.nodes, ne = h.conn.size() / npe;
   // Fixed: nodes of a boundary edge (an edge of one element) and of any set.

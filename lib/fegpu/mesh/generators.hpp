@@ -27,8 +27,9 @@ HostMesh generate_box(ElementType type, int nx, int ny, int nz, double lx, doubl
                       double y0 = 0, double z0 = 0);
 
 /// Moves every node off the boundary and out of every set by a random vector of length up to
-/// `amplitude` times its shortest edge (uniform in the disc, from a hash of the seed and the node),
-/// corner nodes first, then each mid-side node to the middle of its edge (edges stay straight).
+/// `amplitude` times its shortest edge (uniform in the disc, or for tetrahedra the ball, from a hash
+/// of the seed and the node), corner nodes first, then each mid-side node to the middle of its edge
+/// (edges stay straight).
 /// The nodal perturbation of Paulino, Park, Celes and Espinha (IJNME 84, 2010): a structured
 /// mesh's facets then offer every direction, so crack paths stop following its lattice.
 void perturb_nodes(HostMesh &h, double amplitude, unsigned seed);

@@ -212,8 +212,10 @@ HostMesh read_mesh_section(const InputNode &root, const std::string &input_file,
   HostMesh h = read_mesh(root, input_file, allowed);
   if (s.has("node_sets")) add_box_node_sets(s.child("node_sets"), h);
   if (amplitude > 0) {
-    if (element_info(h.type).corners != 3 || h.dim != 2)
-      s.child("perturbation").error("perturbs triangle meshes (tri3, tri6) only, not " + type_name(h.type));
+    const bool triangles = element_info(h.type).corners == 3 && h.dim == 2, tets = element_info(h.type).dim == 3;
+    if (!triangles && !tets)
+      s.child("perturbation")
+          .error("perturbs triangle and tetrahedral meshes (tri3, tri6, tet4, tet10) only, not " + type_name(h.type));
     perturb_nodes(h, amplitude, seed);
     h.source += " (perturbed)";
   }
