@@ -144,6 +144,26 @@ template <class F> decltype(auto) with_nodes(ElementType t, F &&f) {
 
 namespace kernels {
 
+void body_force(const DofView &mass, const double g[3], IndexView &dofs, RealView &weights) {
+  const Index nn = static_cast<Index>(mass.extent(0));
+  int comps[3] = {0, 0, 0}, nc = 0;
+  for (int c = 0; c < static_cast<int>(mass.extent(1)); ++c)
+    if (g[c] != 0) comps[nc++] = c;
+  dofs = IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::load_dofs"), nc * nn);
+  weights = RealView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::elastic::load_weights"), nc * nn);
+  const auto d = dofs;
+  const auto w = weights;
+  const Kokkos::Array<int, 3> comp = {comps[0], comps[1], comps[2]};
+  const Kokkos::Array<double, 3> acc = {g[0], g[1], g[2]};
+  Kokkos::parallel_for(
+      "fegpu::elastic::body_force", range(0, nc * nn), KOKKOS_LAMBDA(Index i) {
+        const int c = comp[i / nn];
+        const Index n = i % nn;
+        d(i) = c * nn + n;
+        w(i) = mass(n, c) * acc[c];
+      });
+}
+
 void node_dofs(const IndexView &nodes, int comp, Index num_nodes, const IndexView &dofs) {
   Kokkos::parallel_for(
       "fegpu::elastic::node_dofs", range(0, static_cast<Index>(nodes.extent(0))),

@@ -26,6 +26,9 @@ void internal_force(const Mesh &mesh, const DeviceView<Material *> &mats, const 
 void element_fields(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &elem_mat, const DofView &u,
                     const DofView &out);
 
+/// The load of an acceleration g on lumped masses: the flat dofs of every node in each component
+/// whose g is not zero, and their weights mass(node, c) g[c] (allocated here).
+void body_force(const DofView &mass, const double g[3], IndexView &dofs, RealView &weights);
 /// The flat dofs (component comp * num_nodes + node) of a set of nodes, into dofs.
 void node_dofs(const IndexView &nodes, int comp, Index num_nodes, const IndexView &dofs);
 /// A grown node set, in two passes (its size first, for the caller's storage): every node whose

@@ -175,12 +175,16 @@ std::vector<LoadPattern> ElasticModel::loads() const {
           w[c * nn + nodes(i)] += bc.value[c];
     } else if (bc.kind == BoundarySpec::BodyForce) {
       // An acceleration g: each node's lumped mass times g, the mass of this rank's elements (the
-      // ranks' parts sum to the node's, as its mass does), recomputed when nodes split.
-      const auto mass = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mass_);
+      // ranks' parts sum to the node's, as its mass does), recomputed when nodes split. Built on
+      // the device: it covers every node.
+      LoadPattern p;
+      p.function = bc.function;
+      double g[3] = {0, 0, 0};
       for (int c = 0; c < dim_; ++c)
-        if (bc.value[c] != 0)
-          for (Index n = 0; n < nn; ++n)
-            w[c * nn + n] += mass(n, c) * bc.value[c];
+        g[c] = bc.value[c];
+      kernels::body_force(mass_, g, p.dofs, p.weights);
+      out.push_back(p);
+      continue;
     } else if ((bc.kind == BoundarySpec::Traction || bc.kind == BoundarySpec::Pressure) && dim_ == 3) {
       face_loads(bc, w);
     } else if (bc.kind == BoundarySpec::Traction || bc.kind == BoundarySpec::Pressure) {
