@@ -6,6 +6,7 @@
 /// for the volume of curved ones up to det J of degree 2.
 /// Reference coordinates (xi, eta, zeta); N0 = L0 = 1 - xi - eta - zeta, corners 1, 2, 3 at the
 /// unit points; TET10's mid-edge nodes 4 to 9 on edges (0,1), (1,2), (2,0), (0,3), (1,3), (2,3).
+#include "fegpu/mesh/element.hpp"
 #include "triangle.hpp"
 
 namespace fegpu::elastic::tet {
@@ -40,14 +41,13 @@ template <int NPE> KOKKOS_INLINE_FUNCTION void shape_gradients(const double p[3]
   } else {
     // Barycentric L = (1 - xi - eta - zeta, xi, eta, zeta); dL_k/dxi_c = -1 (k = 0) or delta.
     const double L[4] = {1 - p[0] - p[1] - p[2], p[0], p[1], p[2]};
-    constexpr int edge[6][2] = {{0, 1}, {1, 2}, {2, 0}, {0, 3}, {1, 3}, {2, 3}};
     for (int c = 0; c < 3; ++c) {
       double dL[4] = {-1, 0, 0, 0};
       dL[c + 1] = 1;
       for (int k = 0; k < 4; ++k)
         d[c][k] = (4 * L[k] - 1) * dL[k]; // N = L (2 L - 1)
       for (int e = 0; e < 6; ++e) {
-        const int i = edge[e][0], j = edge[e][1];
+        const int i = tet_edge_corner(e, 0), j = tet_edge_corner(e, 1);
         d[c][4 + e] = 4 * (dL[i] * L[j] + L[i] * dL[j]); // N = 4 L_i L_j
       }
     }

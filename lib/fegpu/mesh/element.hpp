@@ -68,6 +68,13 @@ KOKKOS_INLINE_FUNCTION constexpr int facet_node(ElementType t, int f, int k) {
   return corners + f * (order - 1) + (k - 2);
 }
 
+/// Corner `end` (0 or 1) of edge k (0 <= k < 6) of a tetrahedron, the edge of TETRA10's node 4 + k:
+/// (0,1), (1,2), (2,0), (0,3), (1,3), (2,3).
+KOKKOS_INLINE_FUNCTION constexpr int tet_edge_corner(int k, int end) {
+  if (k < 3) return end == 0 ? k : (k + 1 < 3 ? k + 1 : 0);
+  return end == 0 ? k - 3 : 3;
+}
+
 /// Lattice position (a, b), 0 <= a, b <= order, of local node k of a quadrilateral on the tensor
 /// lattice of its reference square [-1, 1]^2 (node at xi = -1 + 2 a / order): corners
 /// counter-clockwise, each edge's interior nodes from its first corner on, then the interior row by

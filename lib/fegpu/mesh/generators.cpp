@@ -211,7 +211,6 @@ HostMesh generate_box(ElementType type, int nx, int ny, int nz, double lx, doubl
   const auto node = [&](const Point &p) { return static_cast<Index>((std::size_t(p[2]) * NJ + p[1]) * NI + p[0]); };
   // Kuhn's six tetrahedra: one per order of the axes, from corner (0,0,0) to (1,1,1) one axis at a time.
   constexpr int order[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-  constexpr int edges[6][2] = {{0, 1}, {1, 2}, {2, 0}, {0, 3}, {1, 3}, {2, 3}}; // TETRA10's nodes 4 to 9
   const char *sides[6] = {"left", "right", "bottom", "top", "back", "front"};
   for (int s = 0; s < 6; ++s)
     h.side_sets.push_back({sides[s], s + 1, {}, {}});
@@ -240,10 +239,10 @@ HostMesh generate_box(ElementType type, int nx, int ny, int nz, double lx, doubl
           for (const Point &p : c)
             h.conn.push_back(node(p));
           if (r == 2)
-            for (const auto &ed : edges) {
+            for (int k = 0; k < 6; ++k) { // TETRA10's nodes 4 to 9
               Point m;
               for (int d = 0; d < 3; ++d)
-                m[d] = (c[ed[0]][d] + c[ed[1]][d]) / 2;
+                m[d] = (c[tet_edge_corner(k, 0)][d] + c[tet_edge_corner(k, 1)][d]) / 2;
               h.conn.push_back(node(m));
             }
           // Boundary faces: all three corners on one face of the box.
@@ -390,7 +389,6 @@ namespace {
 void perturb_tets(HostMesh &h, double amplitude, unsigned seed) {
   const ElementInfo info = element_info(h.type);
   const std::size_t nn = h.xyz.size() / 3, npe = info.nodes, ne = h.conn.size() / npe;
-  constexpr int edge[6][2] = {{0, 1}, {1, 2}, {2, 0}, {0, 3}, {1, 3}, {2, 3}}; // TETRA10's nodes 4 to 9
   std::vector<char> fixed(nn, 0);
   std::vector<double> shortest(nn, std::numeric_limits<double>::infinity());
   std::map<std::array<Index, 3>, int> faces;
@@ -403,8 +401,8 @@ void perturb_tets(HostMesh &h, double amplitude, unsigned seed) {
   for (std::size_t e = 0; e < ne; ++e) {
     for (int f = 0; f < 4; ++f)
       ++faces[face_key(e, f)];
-    for (const auto &ed : edge) {
-      const Index a = h.conn[e * npe + ed[0]], b = h.conn[e * npe + ed[1]];
+    for (int k = 0; k < 6; ++k) {
+      const Index a = h.conn[e * npe + tet_edge_corner(k, 0)], b = h.conn[e * npe + tet_edge_corner(k, 1)];
       const double l = std::hypot(h.xyz[3 * a] - h.xyz[3 * b], h.xyz[3 * a + 1] - h.xyz[3 * b + 1],
                                   h.xyz[3 * a + 2] - h.xyz[3 * b + 2]);
       shortest[a] = std::min(shortest[a], l);
@@ -442,7 +440,8 @@ void perturb_tets(HostMesh &h, double amplitude, unsigned seed) {
   if (npe == 10)
     for (std::size_t e = 0; e < ne; ++e)
       for (int k = 0; k < 6; ++k) {
-        const Index m = h.conn[e * npe + 4 + k], a = h.conn[e * npe + edge[k][0]], b = h.conn[e * npe + edge[k][1]];
+        const Index m = h.conn[e * npe + 4 + k], a = h.conn[e * npe + tet_edge_corner(k, 0)],
+                    b = h.conn[e * npe + tet_edge_corner(k, 1)];
         if (!moved[a] && !moved[b]) continue;
         for (int d = 0; d < 3; ++d)
           h.xyz[3 * m + d] = 0.5 * (h.xyz[3 * a + d] + h.xyz[3 * b + d]);
