@@ -382,27 +382,33 @@ HostMesh generate_hemisphere(int n_theta, int n_phi, double radius, double hole_
 
 namespace fegpu {
 
-namespace {
-/// perturb_nodes on tetrahedra: boundary faces (faces of one element) and sets fixed, the corner
-/// nodes moved to a random point of the ball of radius amplitude x their shortest edge, TET10's
-/// mid-edge nodes to their edges' middles.
-void perturb_tets(HostMesh &h, double amplitude, unsigned seed) {
+void perturb_nodes(HostMesh &h, double amplitude, unsigned seed) {
   const ElementInfo info = element_info(h.type);
+  const bool solid = info.dim == 3;
   const std::size_t nn = h.xyz.size() / 3, npe = info.nodes, ne = h.conn.size() / npe;
+  // An element's edges: a triangle's are its facets, a tetrahedron's six those of TETRA10's nodes
+  // 4 to 9. Corner `end` of edge k, and its interior nodes (T6: one, TET10: one, by local index).
+  const int edges = solid ? 6 : info.corners, fc = solid ? 3 : 2; // edges; corners of a facet
+  const auto edge_corner = [&](std::size_t e, int k, int end) {
+    return h.conn[e * npe + (solid ? tet_edge_corner(k, end) : facet_node(h.type, k, end))];
+  };
+  const auto node = [&](std::size_t e, int f, int k) { return h.conn[e * npe + facet_node(h.type, f, k)]; };
+  const auto facet_key = [&](std::size_t e, int f) {
+    std::array<Index, 3> key = {-1, -1, -1};
+    for (int k = 0; k < fc; ++k)
+      key[k] = node(e, f, k);
+    std::sort(key.begin(), key.begin() + fc);
+    return key;
+  };
+  // Fixed: the nodes of a boundary facet (a facet of one element) and of any set.
   std::vector<char> fixed(nn, 0);
   std::vector<double> shortest(nn, std::numeric_limits<double>::infinity());
-  std::map<std::array<Index, 3>, int> faces;
-  const auto node = [&](std::size_t e, int f, int k) { return h.conn[e * npe + facet_node(h.type, f, k)]; };
-  const auto face_key = [&](std::size_t e, int f) {
-    std::array<Index, 3> k = {node(e, f, 0), node(e, f, 1), node(e, f, 2)};
-    std::sort(k.begin(), k.end());
-    return k;
-  };
+  std::map<std::array<Index, 3>, int> facets;
   for (std::size_t e = 0; e < ne; ++e) {
-    for (int f = 0; f < 4; ++f)
-      ++faces[face_key(e, f)];
-    for (int k = 0; k < 6; ++k) {
-      const Index a = h.conn[e * npe + tet_edge_corner(k, 0)], b = h.conn[e * npe + tet_edge_corner(k, 1)];
+    for (int f = 0; f < info.facets; ++f)
+      ++facets[facet_key(e, f)];
+    for (int k = 0; k < edges; ++k) {
+      const Index a = edge_corner(e, k, 0), b = edge_corner(e, k, 1);
       const double l = std::hypot(h.xyz[3 * a] - h.xyz[3 * b], h.xyz[3 * a + 1] - h.xyz[3 * b + 1],
                                   h.xyz[3 * a + 2] - h.xyz[3 * b + 2]);
       shortest[a] = std::min(shortest[a], l);
@@ -410,8 +416,8 @@ void perturb_tets(HostMesh &h, double amplitude, unsigned seed) {
     }
   }
   for (std::size_t e = 0; e < ne; ++e)
-    for (int f = 0; f < 4; ++f)
-      if (faces[face_key(e, f)] == 1)
+    for (int f = 0; f < info.facets; ++f)
+      if (facets[facet_key(e, f)] == 1)
         for (int k = 0; k < info.nodes_per_facet; ++k)
           fixed[node(e, f, k)] = 1;
   for (const auto &s : h.node_sets)
@@ -421,70 +427,11 @@ void perturb_tets(HostMesh &h, double amplitude, unsigned seed) {
     for (std::size_t i = 0; i < s.a.size(); ++i)
       for (int k = 0; k < info.nodes_per_facet; ++k)
         fixed[node(s.a[i], s.b[i], k)] = 1;
-  const auto uniform = [seed](uint64_t n, uint64_t k) {
-    return hash_uniform((uint64_t(seed) * 0x9E3779B97F4A7C15ull) ^ (3 * n + k + 1) * 0xD1B54A32D192ED03ull);
-  };
-  std::vector<char> moved(nn, 0);
-  for (std::size_t e = 0; e < ne; ++e)
-    for (int c = 0; c < 4; ++c) {
-      const Index n = h.conn[e * npe + c];
-      if (fixed[n] || moved[n]) continue;
-      moved[n] = 1;
-      // Uniform in the ball: radius by the cube root, direction uniform on the sphere.
-      const double r = amplitude * shortest[n] * std::cbrt(uniform(n, 0));
-      const double cz = 2 * uniform(n, 1) - 1, sz = std::sqrt(1 - cz * cz), phi = 2 * std::numbers::pi * uniform(n, 2);
-      h.xyz[3 * n] += r * sz * std::cos(phi);
-      h.xyz[3 * n + 1] += r * sz * std::sin(phi);
-      h.xyz[3 * n + 2] += r * cz;
-    }
-  if (npe == 10)
-    for (std::size_t e = 0; e < ne; ++e)
-      for (int k = 0; k < 6; ++k) {
-        const Index m = h.conn[e * npe + 4 + k], a = h.conn[e * npe + tet_edge_corner(k, 0)],
-                    b = h.conn[e * npe + tet_edge_corner(k, 1)];
-        if (!moved[a] && !moved[b]) continue;
-        for (int d = 0; d < 3; ++d)
-          h.xyz[3 * m + d] = 0.5 * (h.xyz[3 * a + d] + h.xyz[3 * b + d]);
-      }
-}
-} // namespace
-
-void perturb_nodes(HostMesh &h, double amplitude, unsigned seed) {
-  if (element_info(h.type).dim == 3) return perturb_tets(h, amplitude, seed);
-  const ElementInfo info = element_info(h.type);
-  const std::size_t nn = h.xyz.size() / 3, npe = info.nodes, ne = h.conn.size() / npe;
-  // Fixed: nodes of a boundary edge (an edge of one element) and of any set.
-  std::vector<char> fixed(nn, 0);
-  std::map<std::pair<Index, Index>, int> edges;
-  std::vector<double> shortest(nn, std::numeric_limits<double>::infinity());
-  const auto corner = [&](std::size_t e, int f, int k) { return h.conn[e * npe + facet_node(h.type, f, k)]; };
-  for (std::size_t e = 0; e < ne; ++e)
-    for (int f = 0; f < info.corners; ++f) {
-      const Index a = corner(e, f, 0), b = corner(e, f, 1);
-      ++edges[{std::min(a, b), std::max(a, b)}];
-      const double l = std::hypot(h.xyz[3 * a] - h.xyz[3 * b], h.xyz[3 * a + 1] - h.xyz[3 * b + 1],
-                                  h.xyz[3 * a + 2] - h.xyz[3 * b + 2]);
-      shortest[a] = std::min(shortest[a], l);
-      shortest[b] = std::min(shortest[b], l);
-    }
-  for (std::size_t e = 0; e < ne; ++e)
-    for (int f = 0; f < info.corners; ++f) {
-      const Index a = corner(e, f, 0), b = corner(e, f, 1);
-      if (edges[{std::min(a, b), std::max(a, b)}] == 1)
-        for (int k = 0; k < info.nodes_per_facet; ++k)
-          fixed[corner(e, f, k)] = 1;
-    }
-  for (const auto &s : h.node_sets)
-    for (Index n : s.a)
-      fixed[n] = 1;
-  for (const auto &s : h.side_sets)
-    for (std::size_t i = 0; i < s.a.size(); ++i)
-      for (int k = 0; k < info.nodes_per_facet; ++k)
-        fixed[corner(s.a[i], s.b[i], k)] = 1;
-  // Corners: a random point of the disc of radius amplitude x shortest edge (a hash of the seed
-  // and the node), so a mesh is perturbed the same way on every machine.
-  const auto uniform = [seed](uint64_t n, uint64_t k) {
-    return hash_uniform((uint64_t(seed) * 0x9E3779B97F4A7C15ull) ^ (2 * n + k + 1) * 0xD1B54A32D192ED03ull);
+  // Corners: a random point of the disc (the ball, for tetrahedra) of radius amplitude x shortest
+  // edge, from a hash of the seed and the node, so a mesh is perturbed the same way on every machine.
+  const int draws = solid ? 3 : 2;
+  const auto uniform = [seed, draws](uint64_t n, uint64_t k) {
+    return hash_uniform((uint64_t(seed) * 0x9E3779B97F4A7C15ull) ^ (draws * n + k + 1) * 0xD1B54A32D192ED03ull);
   };
   std::vector<char> moved(nn, 0);
   for (std::size_t e = 0; e < ne; ++e)
@@ -492,20 +439,30 @@ void perturb_nodes(HostMesh &h, double amplitude, unsigned seed) {
       const Index n = h.conn[e * npe + c];
       if (fixed[n] || moved[n]) continue;
       moved[n] = 1;
-      const double r = amplitude * shortest[n] * std::sqrt(uniform(n, 0)), phi = 2 * std::numbers::pi * uniform(n, 1);
-      h.xyz[3 * n] += r * std::cos(phi);
-      h.xyz[3 * n + 1] += r * std::sin(phi);
+      if (solid) { // uniform in the ball: radius by the cube root, direction uniform on the sphere
+        const double r = amplitude * shortest[n] * std::cbrt(uniform(n, 0));
+        const double cz = 2 * uniform(n, 1) - 1, sz = std::sqrt(1 - cz * cz),
+                     phi = 2 * std::numbers::pi * uniform(n, 2);
+        h.xyz[3 * n] += r * sz * std::cos(phi);
+        h.xyz[3 * n + 1] += r * sz * std::sin(phi);
+        h.xyz[3 * n + 2] += r * cz;
+      } else {
+        const double r = amplitude * shortest[n] * std::sqrt(uniform(n, 0)), phi = 2 * std::numbers::pi * uniform(n, 1);
+        h.xyz[3 * n] += r * std::cos(phi);
+        h.xyz[3 * n + 1] += r * std::sin(phi);
+      }
     }
-  // Mid-side nodes of an edge whose corners moved: to the edge's middle (or its thirds).
+  // Interior nodes of an edge whose corners moved: to the edge's middle (or its thirds).
+  const int interior = solid ? (npe == 10 ? 1 : 0) : info.nodes_per_facet - 2; // per edge
   for (std::size_t e = 0; e < ne; ++e)
-    for (int f = 0; f < info.corners; ++f) {
-      const Index a = corner(e, f, 0), b = corner(e, f, 1);
+    for (int k = 0; k < edges; ++k) {
+      const Index a = edge_corner(e, k, 0), b = edge_corner(e, k, 1);
       if (!moved[a] && !moved[b]) continue;
-      for (int k = 2; k < info.nodes_per_facet; ++k) {
-        const Index m = corner(e, f, k);
-        const double s = double(k - 1) / (info.nodes_per_facet - 1);
+      for (int j = 0; j < interior; ++j) {
+        const Index m = solid ? h.conn[e * npe + 4 + k] : node(e, k, 2 + j);
+        const double t = double(j + 1) / (interior + 1);
         for (int d = 0; d < 3; ++d)
-          h.xyz[3 * m + d] = (1 - s) * h.xyz[3 * a + d] + s * h.xyz[3 * b + d];
+          h.xyz[3 * m + d] = (1 - t) * h.xyz[3 * a + d] + t * h.xyz[3 * b + d];
       }
     }
 }
