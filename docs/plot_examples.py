@@ -88,23 +88,28 @@ def cantilever(out):
     fig.savefig("docs/images/cantilever.png", dpi=110)
 
 
-def bar(out):
-    e = Exodus(f"{out}/bar_wave.e")
-    mid = np.abs(e.y - 0.005) < 1e-9
-    order = np.argsort(e.x[mid])
-    c = np.sqrt(2.0e11 / 7850.0)
+def wave_profiles(e, line, c, ylabel, title, png):
+    """Velocity x along the nodes of `line` (a mask) at every third frame, the front at c t dotted
+    (reflected at the free end x = 1)."""
+    order = np.argsort(e.x[line])
     fig, a = plt.subplots(figsize=(7.5, 3.4))
     for s in range(2, len(e.time), 3):
-        v = e.nodal("velocity_x", s)[mid][order]
-        a.plot(e.x[mid][order], v, lw=1, label=f"t = {e.time[s] * 1e6:.0f} us")
+        v = e.nodal("velocity_x", s)[line][order]
+        a.plot(e.x[line][order], v, lw=1, label=f"t = {e.time[s] * 1e6:.0f} us")
         front = c * e.time[s]
         a.axvline(front if front <= 1 else 2 - front, color="k", lw=0.4, ls=":")
     a.set_xlabel("x [m]")
-    a.set_ylabel("particle velocity [m/s]")
-    a.set_title("Bar wave: velocity along the strip (dotted: the front at c t)")
+    a.set_ylabel(ylabel)
+    a.set_title(title)
     a.legend(fontsize=7, ncol=2)
     fig.tight_layout()
-    fig.savefig("docs/images/bar_wave.png", dpi=110)
+    fig.savefig(png, dpi=110)
+
+
+def bar(out):
+    e = Exodus(f"{out}/bar_wave.e")
+    wave_profiles(e, np.abs(e.y - 0.005) < 1e-9, np.sqrt(2.0e11 / 7850.0), "particle velocity [m/s]",
+                  "Bar wave: velocity along the strip (dotted: the front at c t)", "docs/images/bar_wave.png")
 
 
 def side_faces(e, name):
@@ -150,20 +155,8 @@ def rod_wave(out):
     e = Exodus(f"{out}/rod_wave.e")
     z = e.d["coordz"][:]
     axis = (np.abs(e.y - 0.01) < 1e-9) & (np.abs(z - 0.01) < 1e-9)
-    order = np.argsort(e.x[axis])
-    c0 = np.sqrt(2.0e11 / 7800.0)
-    fig, a = plt.subplots(figsize=(7.5, 3.4))
-    for s in range(2, len(e.time), 3):
-        v = e.nodal("velocity_x", s)[axis][order]
-        a.plot(e.x[axis][order], v, lw=1, label=f"t = {e.time[s] * 1e6:.0f} us")
-        front = c0 * e.time[s]
-        a.axvline(front if front <= 1 else 2 - front, color="k", lw=0.4, ls=":")
-    a.set_xlabel("x [m]")
-    a.set_ylabel("particle velocity on the axis [m/s]")
-    a.set_title("Rod in 3D (TET10): the front and its Pochhammer ringing (dotted: c0 t)")
-    a.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    fig.savefig("docs/images/rod_wave.png", dpi=110)
+    wave_profiles(e, axis, np.sqrt(2.0e11 / 7800.0), "particle velocity on the axis [m/s]",
+                  "Rod in 3D (TET10): the front and its Pochhammer ringing (dotted: c0 t)", "docs/images/rod_wave.png")
 
 
 def ring(out):
