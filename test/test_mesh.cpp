@@ -292,63 +292,81 @@ TEST(Coloring, SplitIntoTwoSweeps) {
   }
 }
 
-// A host build's atomic scatter runs consecutive positions in chunks, a thread each, and adds
-// atomically only for elements marked by the plan. Checked against the element-node pairs of the
-// host mesh (not node2elem): an element is marked exactly when one of its nodes belongs to an
-// element of another chunk of the same launch (every element; each sweep of a split colouring).
+// A host build's atomic scatter runs consecutive positions in chunks, a thread each, in one or two
+// phases, and adds atomically only for elements marked by the plan. Checked against the
+// element-node pairs of the host mesh (not node2elem): an element is marked exactly when one of its
+// nodes has elements in chunks `phases` or more apart in the same launch (every element; each sweep
+// of a split colouring), and no two unmarked elements of a node run at once (two chunks of a
+// phase). A T6 rectangle, whose rows keep a node's elements near, and a TET4 box, whose layers put
+// them a layer apart: two phases, where the threads are few enough to each get a layer-long chunk.
 TEST(Coloring, ChunkPlanMarksExactlyTheElementsSharingANodeAcrossChunks) {
-  const HostMesh h = generate_rectangle(ElementType::Tri6, 100, 100, 1.0, 1.0);
-  const Mesh m = upload(h);
-  const Topology t = build_topology(m);
-  const Coloring c = color_elements(m, t.node2elem, ColoringAlgorithm::JonesPlassmann);
-  std::vector<char> band(h.xyz.size() / 3);
-  for (std::size_t n = 0; n < band.size(); ++n)
-    band[n] = std::abs(h.xyz[3 * n + 1] - 0.5) < 0.02;
-  const Coloring s = split_coloring(c, elements_touching(h, band), t.node2elem);
-  if (!std::is_same_v<MemSpace, Kokkos::HostSpace>) { // a GPU's atomics are cheap: no plan
-    EXPECT_EQ(c.chunks.size, 0);
-    EXPECT_EQ(s.sweep_chunks.size, 0);
-    GTEST_SKIP();
-  }
-  const Index ne = m.num_elems();
-  const int npe = element_info(h.type).nodes;
-  std::vector<std::vector<Index>> elems_of(h.xyz.size() / 3);
-  for (Index e = 0; e < ne; ++e)
-    for (int k = 0; k < npe; ++k)
-      elems_of[h.conn[e * npe + k]].push_back(e);
-  const Index boundary = s.offsets_h[s.sweep_colors(0).second];
-  ASSERT_GT(boundary, 0);
-  ASSERT_LT(boundary, ne);
-  struct Case {
-    const Coloring::ChunkPlan &plan;
-    std::vector<Index> order; // position -> element
-    Index boundary;           // the second launch's first position
-  };
-  std::vector<Index> identity(ne);
-  std::iota(identity.begin(), identity.end(), 0);
-  for (const Case &k : {Case{c.chunks, identity, ne}, Case{s.sweep_chunks, to_host(s.sweep_elems), boundary}}) {
-    ASSERT_GT(k.plan.size, 0);
-    const std::vector<int> marked = to_host(k.plan.atomic);
-    ASSERT_EQ(static_cast<Index>(marked.size()), ne);
-    std::vector<Index> launch(ne), chunk(ne);
-    for (Index p = 0; p < ne; ++p) {
-      const Index e = k.order[p];
-      launch[e] = p >= k.boundary;
-      chunk[e] = (p - (launch[e] ? k.boundary : 0)) / k.plan.size;
+  for (const HostMesh &h : {generate_rectangle(ElementType::Tri6, 100, 100, 1.0, 1.0),
+                            generate_box(ElementType::Tet4, 14, 14, 12, 1.0, 1.0, 1.0)}) {
+    const Mesh m = upload(h);
+    const Topology t = build_topology(m);
+    const Coloring c = color_elements(m, t.node2elem, ColoringAlgorithm::JonesPlassmann);
+    std::vector<char> band(h.xyz.size() / 3);
+    for (std::size_t n = 0; n < band.size(); ++n)
+      band[n] = std::abs(h.xyz[3 * n + 1] - 0.5) < 0.02;
+    const Coloring s = split_coloring(c, elements_touching(h, band), t.node2elem);
+    if (!std::is_same_v<MemSpace, Kokkos::HostSpace>) { // a GPU's atomics are cheap: no plan
+      EXPECT_EQ(c.chunks.size, 0);
+      EXPECT_EQ(s.sweep_chunks.size, 0);
+      GTEST_SKIP();
     }
-    std::vector<char> needs(ne, 0);
-    for (const auto &list : elems_of)
-      for (Index a : list)
-        for (Index b : list)
-          if (launch[a] == launch[b] && chunk[a] != chunk[b]) needs[a] = 1;
-    Index count = 0;
-    for (Index p = 0; p < ne; ++p) {
-      EXPECT_EQ(marked[p], needs[k.order[p]]) << "position " << p << ", element " << k.order[p];
-      count += marked[p];
+    const Index ne = m.num_elems();
+    const int npe = element_info(h.type).nodes;
+    std::vector<std::vector<Index>> elems_of(h.xyz.size() / 3);
+    for (Index e = 0; e < ne; ++e)
+      for (int k = 0; k < npe; ++k)
+        elems_of[h.conn[e * npe + k]].push_back(e);
+    const Index boundary = s.offsets_h[s.sweep_colors(0).second];
+    ASSERT_GT(boundary, 0);
+    ASSERT_LT(boundary, ne);
+    struct Case {
+      const Coloring::ChunkPlan &plan;
+      std::vector<Index> order; // position -> element
+      Index boundary;           // the second launch's first position
+    };
+    std::vector<Index> identity(ne);
+    std::iota(identity.begin(), identity.end(), 0);
+    for (const Case &k : {Case{c.chunks, identity, ne}, Case{s.sweep_chunks, to_host(s.sweep_elems), boundary}}) {
+      ASSERT_GT(k.plan.size, 0);
+      ASSERT_TRUE(k.plan.phases == 1 || k.plan.phases == 2);
+      const std::vector<int> marked = to_host(k.plan.atomic);
+      ASSERT_EQ(static_cast<Index>(marked.size()), ne);
+      std::vector<Index> launch(ne), chunk(ne), at(ne);
+      for (Index p = 0; p < ne; ++p) {
+        const Index e = k.order[p];
+        at[e] = p;
+        launch[e] = p >= k.boundary;
+        chunk[e] = (p - (launch[e] ? k.boundary : 0)) / k.plan.size;
+      }
+      std::vector<char> needs(ne, 0);
+      for (const auto &list : elems_of)
+        for (int l = 0; l < 2; ++l) {
+          Index lo = ne, hi = -1;
+          for (Index a : list)
+            if (launch[a] == l) lo = std::min(lo, chunk[a]), hi = std::max(hi, chunk[a]);
+          for (Index a : list)
+            if (launch[a] == l && hi - lo >= k.plan.phases) needs[a] = 1;
+          for (Index a : list) // the point of it all: no race between plain adds
+            for (Index b : list)
+              if (launch[a] == l && launch[b] == l && chunk[a] != chunk[b] &&
+                  chunk[a] % k.plan.phases == chunk[b] % k.plan.phases)
+                EXPECT_TRUE(marked[at[a]] && marked[at[b]]) << "elements " << a << " and " << b << " race";
+        }
+      Index count = 0;
+      for (Index p = 0; p < ne; ++p) {
+        EXPECT_EQ(marked[p], needs[k.order[p]]) << "position " << p << ", element " << k.order[p];
+        count += marked[p];
+      }
+      if (h.dim == 2) EXPECT_LT(count, ne / 2) << "most adds plain";
+      if (h.dim == 3 && k.order == identity && ExecSpace().concurrency() <= 4) { // else too small a box
+        EXPECT_EQ(k.plan.phases, 2);
+        EXPECT_EQ(count, 0);
+      }
     }
-    // Both kinds of add run (a few chunks a thread, so several even on one thread).
-    EXPECT_GT(count, 0);
-    EXPECT_LT(count, ne / 2);
   }
 }
 

@@ -4,6 +4,7 @@
 #include "elastic_kernels.hpp"
 
 #include "fegpu/core/error.hpp"
+#include "fegpu/core/simd.hpp"
 
 #include <type_traits>
 
@@ -34,9 +35,10 @@ template <int N> struct Solid {
     }
   }
   /// Internal force; optionally the mean stress (2D: xx, yy, xy; 3D: xx, yy, zz, xy, yz, xz) and
-  /// the strain energy.
-  KOKKOS_INLINE_FUNCTION static void force(const Material &m, const double x[D][N], const double u[D][N],
-                                           double f[D][N], double *s = nullptr, double *w = nullptr) {
+  /// the strain energy. T: double, or a pack of elements (simd.hpp).
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static void force(const Material &m, const T x[D][N], const T u[D][N], T f[D][N],
+                                           T *s = nullptr, T *w = nullptr) {
     if constexpr (D == 2)
       internal_force<N>(m, x[0], x[1], u[0], u[1], f[0], f[1], s, w);
     else
@@ -104,6 +106,36 @@ template <int N> struct InternalForce {
         add(n, i, f[i][a]);
     }
   }
+#ifdef FEGPU_HOST_LANES
+  /// The host's blocks (scatter_elements): elements e[0..lanes) at once, one a lane of a pack,
+  /// added through add(lane, node, component, value). A block of several materials runs element
+  /// by element.
+  static constexpr int lanes = simd::kLanes;
+  template <class AddLane> void block(const Index (&e)[lanes], const AddLane &add) const {
+    constexpr int D = Solid<N>::D;
+    const Index mat = elem_mat(e[0]);
+    for (int l = 1; l < lanes; ++l)
+      if (elem_mat(e[l]) != mat) {
+        for (int k = 0; k < lanes; ++k)
+          (*this)(e[k], [&](Index n, int i, double v) { add(k, n, i, v); });
+        return;
+      }
+    simd::Pack x[D][N], ue[D][N], f[D][N];
+    for (int l = 0; l < lanes; ++l)
+      for (int a = 0; a < N; ++a) {
+        const Index n = g.conn(e[l], a);
+        for (int i = 0; i < D; ++i)
+          x[i][a].set(l, g.xyz(n, i)), ue[i][a].set(l, u(n, i));
+      }
+    Solid<N>::force(mats(mat), x, ue, f);
+    for (int l = 0; l < lanes; ++l)
+      for (int a = 0; a < N; ++a) {
+        const Index n = g.conn(e[l], a);
+        for (int i = 0; i < D; ++i)
+          add(l, n, i, f[i][a][l]);
+      }
+  }
+#endif
 };
 
 template <int N> struct LumpedMass {

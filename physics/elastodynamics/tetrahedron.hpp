@@ -55,12 +55,13 @@ template <int NPE> KOKKOS_INLINE_FUNCTION void shape_gradients(const double p[3]
 }
 
 /// g[i][c] = sum_a v[i][a] d[c][a]: of the coordinates the Jacobian dx_i/dxi_c, of the
-/// displacement its reference gradient.
-template <int NPE>
-KOKKOS_INLINE_FUNCTION void reference_gradient(const double d[3][NPE], const double v[3][NPE], double g[3][3]) {
+/// displacement its reference gradient. T: double, or a pack of elements (simd.hpp), here and in
+/// the force below.
+template <int NPE, class T>
+KOKKOS_INLINE_FUNCTION void reference_gradient(const double d[3][NPE], const T v[3][NPE], T g[3][3]) {
   for (int i = 0; i < 3; ++i)
     for (int c = 0; c < 3; ++c) {
-      double s = 0;
+      T s = 0;
       for (int a = 0; a < NPE; ++a)
         s += v[i][a] * d[c][a];
       g[i][c] = s;
@@ -68,7 +69,7 @@ KOKKOS_INLINE_FUNCTION void reference_gradient(const double d[3][NPE], const dou
 }
 
 /// The adjugate (transpose of the cofactor matrix) of j, adj = det j * j^-1; returns det j.
-KOKKOS_INLINE_FUNCTION double adjugate(const double j[3][3], double adj[3][3]) {
+template <class T> KOKKOS_INLINE_FUNCTION T adjugate(const T j[3][3], T adj[3][3]) {
   adj[0][0] = j[1][1] * j[2][2] - j[1][2] * j[2][1];
   adj[0][1] = j[0][2] * j[2][1] - j[0][1] * j[2][2];
   adj[0][2] = j[0][1] * j[1][2] - j[0][2] * j[1][1];
@@ -82,8 +83,8 @@ KOKKOS_INLINE_FUNCTION double adjugate(const double j[3][3], double adj[3][3]) {
 }
 
 /// Stress (xx, yy, zz, xy, yz, xz) from the displacement gradient h (h[i][k] = du_i/dx_k).
-KOKKOS_INLINE_FUNCTION void stress(const Material &m, const double h[3][3], double s[6]) {
-  const double tr = m.lambda_3d * (h[0][0] + h[1][1] + h[2][2]);
+template <class T> KOKKOS_INLINE_FUNCTION void stress(const Material &m, const T h[3][3], T s[6]) {
+  const T tr = m.lambda_3d * (h[0][0] + h[1][1] + h[2][2]);
   s[0] = tr + 2 * m.mu * h[0][0];
   s[1] = tr + 2 * m.mu * h[1][1];
   s[2] = tr + 2 * m.mu * h[2][2];
@@ -96,34 +97,36 @@ KOKKOS_INLINE_FUNCTION void stress(const Material &m, const double h[3][3], doub
 /// formed: dN_a/dx_k = d[c][a] adj[c][k] / det, so a point's term w det sigma_ik dN_a/dx_k is
 /// d[c][a] P[i][c] with P = w sigma adj^T, and grad u = G adj / det. Optionally the
 /// volume-averaged stress (6 components) and the strain energy.
-template <int NPE>
-KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const double x[3][NPE], const double u[3][NPE],
-                                           double f[3][NPE], double *mean_stress = nullptr, double *energy = nullptr) {
+template <int NPE, class T>
+KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const T x[3][NPE], const T u[3][NPE], T f[3][NPE],
+                                           T *mean_stress = nullptr, T *energy = nullptr) {
   for (int i = 0; i < 3; ++i)
     for (int a = 0; a < NPE; ++a)
       f[i][a] = 0;
-  double volume = 0, s_sum[6] = {0, 0, 0, 0, 0, 0}, w_sum = 0;
+  T volume = 0, s_sum[6] = {0, 0, 0, 0, 0, 0}, w_sum = 0;
   for (int q = 0; q < Rule<NPE>::n; ++q) {
-    double p[3], w, d[3][NPE], j[3][3], adj[3][3], g[3][3], h[3][3], s[6];
+    double p[3], w, d[3][NPE];
+    T j[3][3], adj[3][3], g[3][3], h[3][3], s[6];
     Rule<NPE>::point(q, p, w);
     shape_gradients<NPE>(p, d);
     reference_gradient<NPE>(d, x, j);
-    const double det = adjugate(j, adj);
+    const T det = adjugate(j, adj);
     reference_gradient<NPE>(d, u, g);
+    const T inv = 1.0 / det; // one division a point, not nine
     for (int i = 0; i < 3; ++i)
       for (int k = 0; k < 3; ++k)
-        h[i][k] = (g[i][0] * adj[0][k] + g[i][1] * adj[1][k] + g[i][2] * adj[2][k]) / det;
+        h[i][k] = (g[i][0] * adj[0][k] + g[i][1] * adj[1][k] + g[i][2] * adj[2][k]) * inv;
     stress(m, h, s);
-    const double sig[3][3] = {{s[0], s[3], s[5]}, {s[3], s[1], s[4]}, {s[5], s[4], s[2]}};
+    const T sig[3][3] = {{s[0], s[3], s[5]}, {s[3], s[1], s[4]}, {s[5], s[4], s[2]}};
     for (int i = 0; i < 3; ++i) {
-      double P[3];
+      T P[3];
       for (int c = 0; c < 3; ++c)
         P[c] = w * (sig[i][0] * adj[c][0] + sig[i][1] * adj[c][1] + sig[i][2] * adj[c][2]);
       for (int a = 0; a < NPE; ++a)
         f[i][a] += d[0][a] * P[0] + d[1][a] * P[1] + d[2][a] * P[2];
     }
     if (mean_stress || energy) {
-      const double wd = w * det;
+      const T wd = w * det;
       volume += wd;
       for (int k = 0; k < 6; ++k)
         s_sum[k] += wd * s[k];

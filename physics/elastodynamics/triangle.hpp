@@ -50,9 +50,10 @@ KOKKOS_INLINE_FUNCTION void shape_gradients(double xi, double eta, double dxi[NP
 /// The derivatives of a nodal pair (x, y) at a point from the reference shape gradients, as
 /// {dx/dxi, dy/dxi, dx/deta, dy/deta}, and their determinant. Of the coordinates: the Jacobian J
 /// and det J (<= 0 for an inverted element); of the displacement: its reference gradient.
-template <int NPE>
-KOKKOS_INLINE_FUNCTION double reference_gradients(const double dxi[NPE], const double deta[NPE], const double x[NPE],
-                                                  const double y[NPE], double j[4]) {
+/// T: double, or a pack of elements (simd.hpp), here and in the force below.
+template <int NPE, class T>
+KOKKOS_INLINE_FUNCTION T reference_gradients(const double dxi[NPE], const double deta[NPE], const T x[NPE],
+                                             const T y[NPE], T j[4]) {
   j[0] = j[1] = j[2] = j[3] = 0;
   for (int a = 0; a < NPE; ++a) {
     j[0] += dxi[a] * x[a];
@@ -66,33 +67,33 @@ KOKKOS_INLINE_FUNCTION double reference_gradients(const double dxi[NPE], const d
 /// Strain (xx, yy, 2xy) at a point from the Jacobian j (reference_gradients of the coordinates),
 /// its determinant and the reference gradients g of the displacement (the same of (ux, uy)):
 /// grad u = g J^-1, without forming the Cartesian gradient of each shape function.
-KOKKOS_INLINE_FUNCTION void point_strain(const double j[4], double det, const double g[4], double e[3]) {
-  const double inv = 1.0 / det;
+template <class T> KOKKOS_INLINE_FUNCTION void point_strain(const T j[4], T det, const T g[4], T e[3]) {
+  const T inv = 1.0 / det;
   // d/dx = (j3 d/dxi - j1 d/deta) / det, d/dy = (-j2 d/dxi + j0 d/deta) / det
-  const double uxx = (j[3] * g[0] - j[1] * g[2]) * inv, uxy = (j[0] * g[2] - j[2] * g[0]) * inv;
-  const double uyx = (j[3] * g[1] - j[1] * g[3]) * inv, uyy = (j[0] * g[3] - j[2] * g[1]) * inv;
+  const T uxx = (j[3] * g[0] - j[1] * g[2]) * inv, uxy = (j[0] * g[2] - j[2] * g[0]) * inv;
+  const T uyx = (j[3] * g[1] - j[1] * g[3]) * inv, uyy = (j[0] * g[3] - j[2] * g[1]) * inv;
   e[0] = uxx;
   e[1] = uyy;
   e[2] = uxy + uyx;
 }
 
 /// Stress (xx, yy, xy) from the strain (xx, yy, 2xy).
-KOKKOS_INLINE_FUNCTION void stress(const Material &m, const double e[3], double s[3]) {
-  const double tr = m.lambda * (e[0] + e[1]);
+template <class T> KOKKOS_INLINE_FUNCTION void stress(const Material &m, const T e[3], T s[3]) {
+  const T tr = m.lambda * (e[0] + e[1]);
   s[0] = tr + 2 * m.mu * e[0];
   s[1] = tr + 2 * m.mu * e[1];
   s[2] = m.mu * e[2];
 }
 
 /// Jacobian, its determinant and strain at quadrature point q of the element's rule.
-template <int NPE>
-KOKKOS_INLINE_FUNCTION double point_state(int q, const double x[NPE], const double y[NPE], const double ux[NPE],
-                                          const double uy[NPE], double dxi[NPE], double deta[NPE], double j[4],
-                                          double e[3], double &w) {
-  double xi, eta, g[4];
+template <int NPE, class T>
+KOKKOS_INLINE_FUNCTION T point_state(int q, const T x[NPE], const T y[NPE], const T ux[NPE], const T uy[NPE],
+                                     double dxi[NPE], double deta[NPE], T j[4], T e[3], double &w) {
+  double xi, eta;
+  T g[4];
   Rule<NPE>::point(q, xi, eta, w);
   shape_gradients<NPE>(xi, eta, dxi, deta);
-  const double det = reference_gradients<NPE>(dxi, deta, x, y, j);
+  const T det = reference_gradients<NPE>(dxi, deta, x, y, j);
   // (dux/dxi, duy/dxi, dux/deta, duy/deta): the Jacobian's sums with the displacement
   reference_gradients<NPE>(dxi, deta, ux, uy, g);
   point_strain(j, det, g, e);
@@ -104,21 +105,22 @@ KOKKOS_INLINE_FUNCTION double point_state(int q, const double x[NPE], const doub
 /// adj(J)^T (dN/dxi, dN/deta) / det J, so a point's term w t det J B^T sigma is w t times the
 /// reference gradients against adj(J) sigma: det J cancels, and no Cartesian gradient is formed
 /// (a third fewer operations than forming them, on the CPU where this kernel is compute-bound).
-template <int NPE>
-KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const double x[NPE], const double y[NPE],
-                                           const double ux[NPE], const double uy[NPE], double fx[NPE], double fy[NPE],
-                                           double *mean_stress = nullptr, double *energy = nullptr) {
+template <int NPE, class T>
+KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const T x[NPE], const T y[NPE], const T ux[NPE],
+                                           const T uy[NPE], T fx[NPE], T fy[NPE], T *mean_stress = nullptr,
+                                           T *energy = nullptr) {
   for (int a = 0; a < NPE; ++a)
     fx[a] = fy[a] = 0;
-  double area = 0, s_sum[3] = {0, 0, 0}, w_sum = 0;
+  T area = 0, s_sum[3] = {0, 0, 0}, w_sum = 0;
   for (int q = 0; q < Rule<NPE>::n; ++q) {
-    double dxi[NPE], deta[NPE], j[4], e[3], s[3], w;
-    const double det = point_state<NPE>(q, x, y, ux, uy, dxi, deta, j, e, w);
+    double dxi[NPE], deta[NPE], w;
+    T j[4], e[3], s[3];
+    const T det = point_state<NPE>(q, x, y, ux, uy, dxi, deta, j, e, w);
     stress(m, e, s);
     const double wt = w * m.thickness;
     // fx_a = w t (dxi_a (j3 sxx - j2 sxy) + deta_a (j0 sxy - j1 sxx)), fy_a alike with (sxy, syy)
-    const double px = wt * (j[3] * s[0] - j[2] * s[2]), qx = wt * (j[0] * s[2] - j[1] * s[0]);
-    const double py = wt * (j[3] * s[2] - j[2] * s[1]), qy = wt * (j[0] * s[1] - j[1] * s[2]);
+    const T px = wt * (j[3] * s[0] - j[2] * s[2]), qx = wt * (j[0] * s[2] - j[1] * s[0]);
+    const T py = wt * (j[3] * s[2] - j[2] * s[1]), qy = wt * (j[0] * s[1] - j[1] * s[2]);
     for (int a = 0; a < NPE; ++a) {
       fx[a] += dxi[a] * px + deta[a] * qx;
       fy[a] += dxi[a] * py + deta[a] * qy;

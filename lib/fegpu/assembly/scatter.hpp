@@ -53,6 +53,33 @@ void for_each_launch(ScatterStrategy strategy, const Coloring &coloring, Index n
     launch(elems, coloring.offsets_h[c], coloring.size(c));
 }
 
+/// Kernels that also run a block of `lanes` elements at once on a CPU (their arithmetic on packs,
+/// simd.hpp): `kernel.block(e, add)` for elements e[0..lanes), adding through
+/// `add(lane, node, component, value)`.
+template <class K>
+concept Blocked = requires {
+  K::lanes;
+};
+
+/// Host builds: the elements at positions [lo, hi) of `elems` (empty: position p is element p),
+/// in blocks of the kernel's lanes where it has them (Blocked), the rest one by one; `add_at(p)`
+/// is how the element at position p adds.
+template <class Kernel, class AddAt>
+void host_positions(const Kernel &kernel, const IndexView &elems, Index lo, Index hi, const AddAt &add_at) {
+  Index p = lo;
+  if constexpr (Blocked<Kernel>) {
+    constexpr int L = Kernel::lanes;
+    for (; p + L <= hi; p += L) {
+      Index e[L];
+      for (int l = 0; l < L; ++l)
+        e[l] = elems.extent(0) ? elems(p + l) : p + l;
+      kernel.block(e, [&](int l, Index n, int c, Real v) { add_at(p + l)(n, c, v); });
+    }
+  }
+  for (; p < hi; ++p)
+    kernel(elems.extent(0) ? elems(p) : p, add_at(p));
+}
+
 /// Calls `kernel(e, add)` for every element of `sweep` (for_each_launch), where the kernel adds
 /// its element vector through `add(node, component, value)`. `target` is not cleared.
 template <class Kernel>
@@ -61,25 +88,40 @@ void scatter_elements(const std::string &label, ScatterStrategy strategy, const 
   for_each_launch(strategy, coloring, num_elems, sweep, [&](const IndexView &elems, Index first, Index count) {
     if constexpr (std::is_same_v<MemSpace, Kokkos::HostSpace>) {
       const Coloring::ChunkPlan &plan = elems.extent(0) ? coloring.sweep_chunks : coloring.chunks;
+      const AtomicAdd atomic{target};
+      const PlainAdd plain{target};
+      const Index end = first + count;
       if (strategy == ScatterStrategy::Atomic && plan.size > 0) {
-        // A chunk of consecutive positions a thread; atomics only where a node's elements lie in
-        // two chunks (Coloring::ChunkPlan).
-        FEGPU_CHECK(static_cast<Index>(plan.atomic.extent(0)) >= first + count, "a chunk plan of another mesh");
-        const AtomicAdd atomic{target};
-        const PlainAdd plain{target};
-        const Index size = plan.size, end = first + count;
+        // A chunk of consecutive positions a thread, in one or two phases; atomics only where a
+        // node's elements lie in chunks that may run together (Coloring::ChunkPlan).
+        FEGPU_CHECK(static_cast<Index>(plan.atomic.extent(0)) >= end, "a chunk plan of another mesh");
+        const Index size = plan.size, chunks = (count + size - 1) / size;
+        const int phases = plan.phases;
         const auto marked = plan.atomic;
-        Kokkos::parallel_for(
-            label, Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(0, (count + size - 1) / size),
-            [=](Index k) {
-              for (Index i = first + k * size; i < std::min(first + (k + 1) * size, end); ++i) {
-                const Index e = elems.extent(0) ? elems(i) : i;
-                if (marked(i))
-                  kernel(e, atomic);
-                else
-                  kernel(e, plain);
-              }
-            });
+        for (int phase = 0; phase < phases; ++phase)
+          Kokkos::parallel_for(label,
+                               Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(
+                                   0, (chunks - phase + phases - 1) / phases),
+                               [=](Index j) {
+                                 const Index k = j * phases + phase;
+                                 host_positions(kernel, elems, first + k * size, std::min(first + (k + 1) * size, end),
+                                                [&](Index p) {
+                                                  return [&, p](Index n, int c, Real v) {
+                                                    if (marked(p))
+                                                      atomic(n, c, v);
+                                                    else
+                                                      plain(n, c, v);
+                                                  };
+                                                });
+                               });
+        return;
+      }
+      if (strategy == ScatterStrategy::Coloring) {
+        constexpr Index block = 64; // positions a task: whole blocks of lanes
+        Kokkos::parallel_for(label, range(0, (count + block - 1) / block), [=](Index k) {
+          host_positions(kernel, elems, first + k * block, std::min(first + (k + 1) * block, end),
+                         [&](Index) { return plain; });
+        });
         return;
       }
     }

@@ -245,23 +245,44 @@ Index Coloring::smallest() const {
 namespace {
 
 /// The chunks of launches over positions [0, boundary) and [boundary, n), the element at position
-/// p being order(p) (order empty: p). A node's elements in one launch (a sweep) that fall in two
-/// chunks of it are marked; each launch's chunks start at its first position.
+/// p being order(p) (order empty: p); each launch's chunks start at its first position. A few
+/// chunks a thread, for balance; two phases of chunks at least as long as the farthest a node's
+/// elements lie apart in a launch, where that distance is over a quarter of a chunk (most elements
+/// would be marked) and still leaves every thread a chunk in each phase; then a node's elements
+/// whose chunks are `phases` or more apart are marked (ChunkPlan).
 Coloring::ChunkPlan plan_chunks(const Crs &n2e, Index n, const IndexView &order, Index boundary) {
   Coloring::ChunkPlan plan;
   if constexpr (!std::is_same_v<MemSpace, Kokkos::HostSpace>) return plan;
   const Index threads = ExecSpace().concurrency();
-  plan.size = std::max<Index>(1, (n + 8 * threads - 1) / (8 * threads)); // a few chunks a thread, for balance
-  plan.atomic = DeviceView<int *>("fegpu::coloring::chunk_atomic", n);
   DeviceView<Index *> pos(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::coloring::chunk_position"), n);
   const bool listed = order.extent(0) > 0;
   Kokkos::parallel_for(
       "fegpu::coloring::chunk_positions", range(0, n), KOKKOS_LAMBDA(Index p) { pos(listed ? order(p) : p) = p; });
   const auto off = n2e.offsets, inc = n2e.indices;
+  const Index num_nodes = static_cast<Index>(off.extent(0)) - 1;
+  Index spread = 0; // the farthest apart two elements of a node lie in one launch
+  Kokkos::parallel_reduce(
+      "fegpu::coloring::chunk_spread", range(0, num_nodes),
+      KOKKOS_LAMBDA(Index node, Index & far) {
+        Index lo[2] = {n, n}, hi[2] = {-1, -1};
+        for (Index i = off(node); i < off(node + 1); ++i) {
+          const Index p = pos(inc(i));
+          const int s = p >= boundary;
+          lo[s] = Kokkos::min(lo[s], p), hi[s] = Kokkos::max(hi[s], p);
+        }
+        for (int s = 0; s < 2; ++s)
+          if (hi[s] >= 0) far = Kokkos::max(far, hi[s] - lo[s]);
+      },
+      Kokkos::Max<Index>(spread));
+  plan.size = std::max<Index>(1, (n + 8 * threads - 1) / (8 * threads));
+  if (spread > plan.size / 4 && 2 * threads * (spread + 1) <= n)
+    plan.phases = 2, plan.size = std::max(plan.size, spread + 1);
+  plan.atomic = DeviceView<int *>("fegpu::coloring::chunk_atomic", n);
   const auto atomic = plan.atomic;
   const Index size = plan.size;
+  const int phases = plan.phases;
   Kokkos::parallel_for(
-      "fegpu::coloring::chunk_plan", range(0, static_cast<Index>(off.extent(0)) - 1), KOKKOS_LAMBDA(Index node) {
+      "fegpu::coloring::chunk_plan", range(0, num_nodes), KOKKOS_LAMBDA(Index node) {
         Index lo[2] = {n, n}, hi[2] = {-1, -1}; // the chunks of the node's elements, per launch
         for (Index i = off(node); i < off(node + 1); ++i) {
           const Index p = pos(inc(i));
@@ -272,7 +293,7 @@ Coloring::ChunkPlan plan_chunks(const Crs &n2e, Index n, const IndexView &order,
         for (Index i = off(node); i < off(node + 1); ++i) {
           const Index p = pos(inc(i));
           const int s = p >= boundary;
-          if (lo[s] != hi[s]) Kokkos::atomic_store(&atomic(p), 1);
+          if (hi[s] - lo[s] >= phases) Kokkos::atomic_store(&atomic(p), 1);
         }
       });
   return plan;

@@ -29,11 +29,17 @@ struct Coloring {
   IndexView sweep_elems;
   /// Host builds: an atomic scatter runs a launch in chunks of `size` consecutive positions, one
   /// thread a chunk, and atomic(p) = 1 where the element at position p shares a node with an
-  /// element in another chunk of the same launch: it alone adds atomically, the others plainly
-  /// (a compare-and-swap loop a value costs a CPU more than the element's arithmetic). size = 0
-  /// (a GPU build, whose atomics are cheap; a colouring put together by hand): atomics throughout.
+  /// element of a chunk that may run at the same time: it alone adds atomically, the others
+  /// plainly (a compare-and-swap loop a value costs a CPU more than the element's arithmetic).
+  /// One phase: every chunk at once; a node's elements in two chunks are marked. Two phases (where
+  /// the mesh's order puts a node's elements far apart, as a 3D mesh's layers do, so that most
+  /// elements would be marked): the even chunks, then the odd ones, each at least as long as that
+  /// distance, so that a node's elements lie in at most two neighbouring chunks, never running
+  /// together: none is marked. size = 0 (a GPU build, whose atomics are cheap; a colouring put
+  /// together by hand): atomics throughout.
   struct ChunkPlan {
     Index size = 0;
+    int phases = 1;
     DeviceView<int *> atomic; // (position)
   };
   ChunkPlan chunks;       ///< every element, at position = its id
