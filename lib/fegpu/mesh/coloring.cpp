@@ -244,6 +244,22 @@ Index Coloring::smallest() const {
 
 namespace {
 
+/// The first and last positions of a node's elements in each of the two launches, positions
+/// [0, boundary) and [boundary, n) (hi < 0: none in that launch).
+struct NodeSpan {
+  IndexView off, inc;
+  DeviceView<Index *> pos;
+  Index n, boundary;
+  KOKKOS_INLINE_FUNCTION void operator()(Index node, Index lo[2], Index hi[2]) const {
+    lo[0] = lo[1] = n, hi[0] = hi[1] = -1;
+    for (Index i = off(node); i < off(node + 1); ++i) {
+      const Index p = pos(inc(i));
+      const int s = p >= boundary;
+      lo[s] = Kokkos::min(lo[s], p), hi[s] = Kokkos::max(hi[s], p);
+    }
+  }
+};
+
 /// The chunks of launches over positions [0, boundary) and [boundary, n), the element at position
 /// p being order(p) (order empty: p); each launch's chunks start at its first position. A few
 /// chunks a thread, for balance; two phases of chunks at least as long as the farthest a node's
@@ -260,16 +276,13 @@ Coloring::ChunkPlan plan_chunks(const Crs &n2e, Index n, const IndexView &order,
       "fegpu::coloring::chunk_positions", range(0, n), KOKKOS_LAMBDA(Index p) { pos(listed ? order(p) : p) = p; });
   const auto off = n2e.offsets, inc = n2e.indices;
   const Index num_nodes = static_cast<Index>(off.extent(0)) - 1;
+  const NodeSpan span{off, inc, pos, n, boundary};
   Index spread = 0; // the farthest apart two elements of a node lie in one launch
   Kokkos::parallel_reduce(
       "fegpu::coloring::chunk_spread", range(0, num_nodes),
       KOKKOS_LAMBDA(Index node, Index & far) {
-        Index lo[2] = {n, n}, hi[2] = {-1, -1};
-        for (Index i = off(node); i < off(node + 1); ++i) {
-          const Index p = pos(inc(i));
-          const int s = p >= boundary;
-          lo[s] = Kokkos::min(lo[s], p), hi[s] = Kokkos::max(hi[s], p);
-        }
+        Index lo[2], hi[2];
+        span(node, lo, hi);
         for (int s = 0; s < 2; ++s)
           if (hi[s] >= 0) far = Kokkos::max(far, hi[s] - lo[s]);
       },
@@ -283,17 +296,13 @@ Coloring::ChunkPlan plan_chunks(const Crs &n2e, Index n, const IndexView &order,
   const int phases = plan.phases;
   Kokkos::parallel_for(
       "fegpu::coloring::chunk_plan", range(0, num_nodes), KOKKOS_LAMBDA(Index node) {
-        Index lo[2] = {n, n}, hi[2] = {-1, -1}; // the chunks of the node's elements, per launch
+        Index lo[2], hi[2];
+        span(node, lo, hi);
         for (Index i = off(node); i < off(node + 1); ++i) {
           const Index p = pos(inc(i));
           const int s = p >= boundary;
-          const Index k = (p - (s ? boundary : 0)) / size;
-          lo[s] = Kokkos::min(lo[s], k), hi[s] = Kokkos::max(hi[s], k);
-        }
-        for (Index i = off(node); i < off(node + 1); ++i) {
-          const Index p = pos(inc(i));
-          const int s = p >= boundary;
-          if (hi[s] - lo[s] >= phases) Kokkos::atomic_store(&atomic(p), 1);
+          const Index first = s ? boundary : 0; // chunks of a launch count from its first position
+          if ((hi[s] - first) / size - (lo[s] - first) / size >= phases) Kokkos::atomic_store(&atomic(p), 1);
         }
       });
   return plan;
