@@ -832,75 +832,82 @@ TEST(StableStep, Tet4EigenvalueIsTheLargestOfMinvKFromTheClosedForm) {
 // above rounding. Two materials whose border is at an odd element, a curved mesh, a smooth field,
 // both scatter strategies; the boxes large enough for the atomic scatter's two phases of chunks
 // (Coloring::ChunkPlan) on up to four threads, a phase or a chunk skipped or run twice shows too.
+// Tetrahedra also on the straight box, where the kernel takes a TET10's Jacobian from its corners
+// (the reference, isoparametric, at each point): the curved TET10 box taken for straight, or the
+// corners' Jacobian wrong, shows far above rounding.
 TEST(Solid, ForceOfEveryElementTypeMatchesTheScalarSum) {
-  for (const ElementType type : {ElementType::Tri3, ElementType::Tri6, ElementType::Tet4, ElementType::Tet10}) {
-    const int D = element_info(type).dim, N = element_info(type).nodes;
-    HostMesh h = D == 3 ? generate_box(type, 8, 8, 16, 1.0, 1.0, 1.0) : generate_rectangle(type, 12, 9, 1.0, 1.0);
-    const std::size_t nn = h.xyz.size() / 3;
-    const Index ne = static_cast<Index>(h.conn.size() / N), half = ne / 2 + 1;
-    for (std::size_t i = 0; i < nn; ++i) { // a smooth map: straight edges bend, every det J stays positive
-      double *p = &h.xyz[3 * i];
-      const double x = p[0], y = p[1], z = p[2];
-      p[0] += 0.04 * std::sin(3 * y + z), p[1] += 0.03 * std::cos(2 * x - z),
-          p[2] += D == 3 ? 0.03 * std::sin(x + y) : 0;
-    }
-    h.blocks = {{"hard", 1, 0, half}, {"soft", 2, half, ne}};
-    Config c;
-    c.materials = {isotropic(7800, 2e11, 0.3), isotropic(1200, 3e9, 0.42)};
-    c.materials[0].blocks = {"hard"}, c.materials[1].blocks = {"soft"};
-    ElasticModel model(h, c);
-    if (std::is_same_v<MemSpace, Kokkos::HostSpace> && D == 3 && ExecSpace().concurrency() <= 4)
-      EXPECT_EQ(model.coloring().chunks.phases, 2);
-    std::vector<std::array<double, 3>> u(nn);
-    for (std::size_t i = 0; i < nn; ++i) {
-      const double x = h.xyz[3 * i], y = h.xyz[3 * i + 1], z = h.xyz[3 * i + 2];
-      u[i] = {1e-3 * std::sin(2 * x + y), 1e-3 * std::cos(x * y + z), D == 3 ? 1e-3 * x * z * z : 0};
-    }
-    DofView ud("u", nn, D);
-    {
-      auto m = Kokkos::create_mirror_view(ud);
-      for (std::size_t i = 0; i < nn; ++i)
-        for (int k = 0; k < D; ++k)
-          m(i, k) = u[i][k];
-      Kokkos::deep_copy(ud, m);
-    }
-    const auto mats = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), model.materials());
-    const auto em = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), model.element_material());
-    std::vector<double> ref(nn * D, 0.0);
-    const auto reference = [&](auto n) {
-      constexpr int M = decltype(n)::value;
-      for (Index e = 0; e < ne; ++e) {
-        double x[3][M], ue[3][M], f[3][M];
-        for (int a = 0; a < M; ++a)
-          for (int k = 0; k < 3; ++k)
-            x[k][a] = h.xyz[3 * h.conn[e * M + a] + k], ue[k][a] = u[h.conn[e * M + a]][k];
-        if constexpr (M == 4 || M == 10)
-          tet::internal_force<M>(mats(em(e)), x, ue, f);
-        else
-          internal_force<M>(mats(em(e)), x[0], x[1], ue[0], ue[1], f[0], f[1]);
-        for (int a = 0; a < M; ++a)
-          for (int k = 0; k < D; ++k)
-            ref[h.conn[e * M + a] * D + k] += f[k][a];
+  for (const ElementType type : {ElementType::Tri3, ElementType::Tri6, ElementType::Tet4, ElementType::Tet10})
+    for (const bool curved : {true, false}) {
+      const int D = element_info(type).dim, N = element_info(type).nodes;
+      if (D == 2 && !curved) continue;
+      HostMesh h = D == 3 ? generate_box(type, 8, 8, 16, 1.0, 1.0, 1.0) : generate_rectangle(type, 12, 9, 1.0, 1.0);
+      const std::size_t nn = h.xyz.size() / 3;
+      const Index ne = static_cast<Index>(h.conn.size() / N), half = ne / 2 + 1;
+      for (std::size_t i = 0; i < nn && curved; ++i) { // a smooth map: straight edges bend, every det J stays positive
+        double *p = &h.xyz[3 * i];
+        const double x = p[0], y = p[1], z = p[2];
+        p[0] += 0.04 * std::sin(3 * y + z), p[1] += 0.03 * std::cos(2 * x - z),
+            p[2] += D == 3 ? 0.03 * std::sin(x + y) : 0;
       }
-    };
-    if (N == 3) reference(std::integral_constant<int, 3>{});
-    if (N == 6) reference(std::integral_constant<int, 6>{});
-    if (N == 4) reference(std::integral_constant<int, 4>{});
-    if (N == 10) reference(std::integral_constant<int, 10>{});
-    double largest = 0;
-    for (double v : ref)
-      largest = std::max(largest, std::abs(v));
-    ASSERT_GT(largest, 0);
-    for (const ScatterStrategy s : {ScatterStrategy::Atomic, ScatterStrategy::Coloring}) {
-      model.set_scatter(s);
-      DofView f("f", nn, D);
-      model.add_internal_force(ud, f, Sweep::All);
-      const auto fh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
-      double worst = 0;
-      for (std::size_t i = 0; i < nn; ++i)
-        for (int k = 0; k < D; ++k)
-          worst = std::max(worst, std::abs(fh(i, k) - ref[i * D + k]));
-      EXPECT_LT(worst, 1e-12 * largest) << exodus_name(type) << " " << to_string(s);
+      h.blocks = {{"hard", 1, 0, half}, {"soft", 2, half, ne}};
+      Config c;
+      c.materials = {isotropic(7800, 2e11, 0.3), isotropic(1200, 3e9, 0.42)};
+      c.materials[0].blocks = {"hard"}, c.materials[1].blocks = {"soft"};
+      ElasticModel model(h, c);
+      if (std::is_same_v<MemSpace, Kokkos::HostSpace> && D == 3 && ExecSpace().concurrency() <= 4)
+        EXPECT_EQ(model.coloring().chunks.phases, 2);
+      // TET4 is straight however it is mapped; a mapped TET10's mid-edge nodes leave their edges' midpoints.
+      EXPECT_EQ(model.straight_edged(), D == 3 && (type == ElementType::Tet4 || !curved)) << exodus_name(type);
+      std::vector<std::array<double, 3>> u(nn);
+      for (std::size_t i = 0; i < nn; ++i) {
+        const double x = h.xyz[3 * i], y = h.xyz[3 * i + 1], z = h.xyz[3 * i + 2];
+        u[i] = {1e-3 * std::sin(2 * x + y), 1e-3 * std::cos(x * y + z), D == 3 ? 1e-3 * x * z * z : 0};
+      }
+      DofView ud("u", nn, D);
+      {
+        auto m = Kokkos::create_mirror_view(ud);
+        for (std::size_t i = 0; i < nn; ++i)
+          for (int k = 0; k < D; ++k)
+            m(i, k) = u[i][k];
+        Kokkos::deep_copy(ud, m);
+      }
+      const auto mats = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), model.materials());
+      const auto em = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), model.element_material());
+      std::vector<double> ref(nn * D, 0.0);
+      const auto reference = [&](auto n) {
+        constexpr int M = decltype(n)::value;
+        for (Index e = 0; e < ne; ++e) {
+          double x[3][M], ue[3][M], f[3][M];
+          for (int a = 0; a < M; ++a)
+            for (int k = 0; k < 3; ++k)
+              x[k][a] = h.xyz[3 * h.conn[e * M + a] + k], ue[k][a] = u[h.conn[e * M + a]][k];
+          if constexpr (M == 4 || M == 10)
+            tet::internal_force<M>(mats(em(e)), x, ue, f);
+          else
+            internal_force<M>(mats(em(e)), x[0], x[1], ue[0], ue[1], f[0], f[1]);
+          for (int a = 0; a < M; ++a)
+            for (int k = 0; k < D; ++k)
+              ref[h.conn[e * M + a] * D + k] += f[k][a];
+        }
+      };
+      if (N == 3) reference(std::integral_constant<int, 3>{});
+      if (N == 6) reference(std::integral_constant<int, 6>{});
+      if (N == 4) reference(std::integral_constant<int, 4>{});
+      if (N == 10) reference(std::integral_constant<int, 10>{});
+      double largest = 0;
+      for (double v : ref)
+        largest = std::max(largest, std::abs(v));
+      ASSERT_GT(largest, 0);
+      for (const ScatterStrategy s : {ScatterStrategy::Atomic, ScatterStrategy::Coloring}) {
+        model.set_scatter(s);
+        DofView f("f", nn, D);
+        model.add_internal_force(ud, f, Sweep::All);
+        const auto fh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
+        double worst = 0;
+        for (std::size_t i = 0; i < nn; ++i)
+          for (int k = 0; k < D; ++k)
+            worst = std::max(worst, std::abs(fh(i, k) - ref[i * D + k]));
+        EXPECT_LT(worst, 1e-12 * largest) << exodus_name(type) << " " << to_string(s) << (curved ? " curved" : "");
+      }
     }
-  }
 }

@@ -35,14 +35,17 @@ template <int N> struct Solid {
     }
   }
   /// Internal force; optionally the mean stress (2D: xx, yy, xy; 3D: xx, yy, zz, xy, yz, xz) and
-  /// the strain energy. T: double, or a pack of elements (simd.hpp).
-  template <class T>
+  /// the strain energy. T: double, or a pack of elements (simd.hpp). Straight: a tetrahedron's
+  /// Jacobian from its corners (tet::straight holds for it).
+  template <bool Straight = false, class T>
   KOKKOS_INLINE_FUNCTION static void force(const Material &m, const T x[D][N], const T u[D][N], T f[D][N],
                                            T *s = nullptr, T *w = nullptr) {
     if constexpr (D == 2)
       internal_force<N>(m, x[0], x[1], u[0], u[1], f[0], f[1], s, w);
     else
-      tet::internal_force<N>(m, x, u, f, s, w);
+      tet::internal_force<N, Straight || N == 4, T>(
+          m, [&](int a, int i) { return x[i][a]; }, [&](int a, int i) { return u[i][a]; },
+          [&](int a, int i, const T &v) { f[i][a] = v; }, s, w);
   }
   /// The element's mass, and its smallest det J.
   KOKKOS_INLINE_FUNCTION static double mass(const Material &m, const double x[D][N], double &min_det) {
@@ -89,7 +92,8 @@ template <int N> struct Solid {
   }
 };
 
-template <int N> struct InternalForce {
+/// Straight: every element's Jacobian from its corners (a mesh of straight-edged TET10).
+template <int N, bool Straight = false> struct InternalForce {
   Solid<N> g;
   DeviceView<Material *> mats;
   IndexView elem_mat;
@@ -99,7 +103,7 @@ template <int N> struct InternalForce {
     double x[D][N], ue[D][N], f[D][N];
     g.coords(e, x);
     g.field(e, u, ue);
-    Solid<N>::force(mats(elem_mat(e)), x, ue, f);
+    Solid<N>::template force<Straight>(mats(elem_mat(e)), x, ue, f);
     for (int a = 0; a < N; ++a) {
       const Index n = g.conn(e, a);
       for (int i = 0; i < D; ++i)
@@ -127,7 +131,7 @@ template <int N> struct InternalForce {
         for (int i = 0; i < D; ++i)
           x[i][a].set(l, g.xyz(n, i)), ue[i][a].set(l, u(n, i));
       }
-    Solid<N>::force(mats(mat), x, ue, f);
+    Solid<N>::template force<Straight>(mats(mat), x, ue, f);
     for (int l = 0; l < lanes; ++l)
       for (int a = 0; a < N; ++a) {
         const Index n = g.conn(e[l], a);
@@ -275,6 +279,22 @@ template <int N> Index first_inverted(const Mesh &mesh) {
   return first < mesh.num_elems() ? first : -1;
 }
 
+template <int N> bool straight_edged(const Mesh &mesh) {
+  int all = 1;
+  if constexpr (kDim<N> == 3) {
+    const auto g = solid<N>(mesh);
+    Kokkos::parallel_reduce(
+        "fegpu::elastic::straight_edged", range(0, mesh.num_elems()),
+        KOKKOS_LAMBDA(Index e, int &s) {
+          double x[3][N];
+          g.coords(e, x);
+          s = s && tet::straight<N>(x);
+        },
+        Kokkos::LAnd<int>(all));
+  }
+  return kDim<N> == 3 && all;
+}
+
 template <int N> double max_eigenvalue(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em) {
   double lambda_max = 0;
   const auto g = solid<N>(mesh);
@@ -315,6 +335,10 @@ Index first_inverted(const Mesh &mesh) {
   return with_nodes(mesh.type, [&](auto n) { return first_inverted<decltype(n)::value>(mesh); });
 }
 
+bool straight_edged(const Mesh &mesh) {
+  return with_nodes(mesh.type, [&](auto n) { return straight_edged<decltype(n)::value>(mesh); });
+}
+
 double max_eigenvalue(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em) {
   return with_nodes(mesh.type, [&](auto n) { return max_eigenvalue<decltype(n)::value>(mesh, mats, em); });
 }
@@ -334,9 +358,13 @@ void lumped_mass(const Mesh &mesh, const DeviceView<Material *> &mats, const Ind
 }
 
 void internal_force(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, ScatterStrategy scatter,
-                    const Coloring &coloring, const DofView &u, const DofView &f, Sweep sweep) {
+                    const Coloring &coloring, const DofView &u, const DofView &f, Sweep sweep, bool straight) {
   with_nodes(mesh.type, [&](auto n) {
     constexpr int N = decltype(n)::value;
+    if constexpr (N == 10)
+      if (straight)
+        return scatter_elements("fegpu::elastic::internal_force", scatter, coloring, mesh.num_elems(), f,
+                                InternalForce<N, true>{solid<N>(mesh), mats, em, u}, sweep);
     scatter_elements("fegpu::elastic::internal_force", scatter, coloring, mesh.num_elems(), f,
                      InternalForce<N>{solid<N>(mesh), mats, em, u}, sweep);
   });

@@ -17,9 +17,14 @@ double max_eigenvalue(const Mesh &mesh, const DeviceView<Material *> &mats, cons
 /// mass += the row-sum lumped mass of every element (both components).
 void lumped_mass(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &elem_mat,
                  ScatterStrategy scatter, const Coloring &coloring, const DofView &mass);
-/// f += the internal force at displacement u of the elements of `sweep`.
+/// Whether every element is straight-edged (tet::straight: TET4 always, TET10 where each mid-edge
+/// node is at its edge's midpoint); false in 2D.
+bool straight_edged(const Mesh &mesh);
+/// f += the internal force at displacement u of the elements of `sweep`. straight: the mesh is
+/// (straight_edged), and a TET10's Jacobian is taken once, from its corners, not at each point.
 void internal_force(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &elem_mat,
-                    ScatterStrategy scatter, const Coloring &coloring, const DofView &u, const DofView &f, Sweep sweep);
+                    ScatterStrategy scatter, const Coloring &coloring, const DofView &u, const DofView &f, Sweep sweep,
+                    bool straight);
 /// The element fields at displacement u, (element, field): the mean stress, in 2D xx, yy, xy, zz
 /// and in 3D xx, yy, zz, xy, yz, xz, then von Mises and the strain energy (output, energies and
 /// tests alike).

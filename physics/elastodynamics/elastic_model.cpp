@@ -77,6 +77,8 @@ ElasticModel::ElasticModel(const HostMesh &mesh, Config config) : host_mesh_(mes
                      " is inverted or degenerate (det J at an integration point <= 0, or below 1e-8 of its longest "
                      "side squared)");
 
+  straight_ = kernels::straight_edged(mesh_);
+
   original_gid_ = mesh_.node_gid;
   top_gid_ = kernels::largest(original_gid_);
   for (const auto &ns : mesh_.node_sets) {
@@ -126,7 +128,7 @@ double ElasticModel::critical_time_step() const {
 }
 
 void ElasticModel::add_internal_force(const DofView &u, const DofView &f, Sweep sweep) {
-  kernels::internal_force(mesh_, materials_, elem_material_, config_.scatter, coloring_, u, f, sweep);
+  kernels::internal_force(mesh_, materials_, elem_material_, config_.scatter, coloring_, u, f, sweep, straight_);
 }
 
 bool ElasticModel::split_sweeps(const std::vector<char> &border) {

@@ -97,6 +97,8 @@ public:
   void set_scatter(ScatterStrategy s) { config_.scatter = s; }
   const Mesh &mesh() const { return mesh_; }
   const Coloring &coloring() const { return coloring_; }
+  /// Every element straight-edged (kernels::straight_edged): TET10 forces from the corners' Jacobian.
+  bool straight_edged() const { return straight_; }
   const Config &config() const { return config_; }
   const DeviceView<Material *> &materials() const { return materials_; }
   const IndexView &element_material() const { return elem_material_; } // (element): index into materials()
@@ -104,7 +106,8 @@ public:
 private:
   HostMesh host_mesh_;
   Mesh mesh_;
-  int dim_ = 2; ///< of the elements: 2 (triangles) or 3 (tetrahedra)
+  int dim_ = 2;           ///< of the elements: 2 (triangles) or 3 (tetrahedra)
+  bool straight_ = false; ///< straight_edged(): set once, as node splitting moves no node
   Config config_;
   Coloring coloring_;
   DeviceView<Material *> materials_; // (material)

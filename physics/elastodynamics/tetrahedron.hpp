@@ -9,63 +9,49 @@
 #include "fegpu/mesh/element.hpp"
 #include "triangle.hpp"
 
+// Loops whose index selects a constant (a point of the rule, a node's shape gradient) are unrolled,
+// so that those constants fold into the arithmetic and the arrays they index stay in registers.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define FEGPU_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__) && !defined(__clang__)
+#define FEGPU_UNROLL _Pragma("GCC unroll 16")
+#else
+#define FEGPU_UNROLL
+#endif
+
 namespace fegpu::elastic::tet {
 
 template <int NPE> struct Rule;
 template <> struct Rule<4> {
   static constexpr int n = 1;
-  KOKKOS_INLINE_FUNCTION static void point(int, double p[3], double &w) {
-    p[0] = p[1] = p[2] = 0.25;
-    w = 1.0 / 6.0;
-  }
+  KOKKOS_INLINE_FUNCTION static double coord(int, int) { return 0.25; }
+  KOKKOS_INLINE_FUNCTION static double weight() { return 1.0 / 6.0; }
 };
 template <> struct Rule<10> {
   static constexpr int n = 4;
-  KOKKOS_INLINE_FUNCTION static void point(int q, double p[3], double &w) {
+  /// Reference coordinate d of point q, which sits nearest corner q (q = 0: the corner at the origin).
+  KOKKOS_INLINE_FUNCTION static double coord(int q, int d) {
     constexpr double a = 0.5854101966249685, b = 0.1381966011250105; // (5 + 3 sqrt 5) / 20, (5 - sqrt 5) / 20
-    // Point q sits nearest corner q (q = 0: the corner at the origin).
-    for (int d = 0; d < 3; ++d)
-      p[d] = q == d + 1 ? a : b;
-    w = 1.0 / 24.0;
+    return q == d + 1 ? a : b;
   }
+  KOKKOS_INLINE_FUNCTION static double weight() { return 1.0 / 24.0; }
 };
 
-/// Derivatives of the shape functions, d[c][a] = dN_a / dxi_c, at reference point p.
-template <int NPE> KOKKOS_INLINE_FUNCTION void shape_gradients(const double p[3], double d[3][NPE]) {
+/// dN_a / dxi_c at point q of the element's rule: a constant wherever q, c and a are.
+template <int NPE> KOKKOS_INLINE_FUNCTION double dN(int q, int c, int a) {
+  // Barycentric L = (1 - xi - eta - zeta, xi, eta, zeta); dL_k/dxi_c = -1 (k = 0) or delta.
+  const auto dL = [c](int k) { return k == 0 ? -1.0 : (k == c + 1 ? 1.0 : 0.0); };
   if constexpr (NPE == 4) {
-    for (int c = 0; c < 3; ++c) {
-      d[c][0] = -1;
-      for (int a = 1; a < 4; ++a)
-        d[c][a] = a == c + 1 ? 1 : 0;
-    }
+    return dL(a);
   } else {
-    // Barycentric L = (1 - xi - eta - zeta, xi, eta, zeta); dL_k/dxi_c = -1 (k = 0) or delta.
-    const double L[4] = {1 - p[0] - p[1] - p[2], p[0], p[1], p[2]};
-    for (int c = 0; c < 3; ++c) {
-      double dL[4] = {-1, 0, 0, 0};
-      dL[c + 1] = 1;
-      for (int k = 0; k < 4; ++k)
-        d[c][k] = (4 * L[k] - 1) * dL[k]; // N = L (2 L - 1)
-      for (int e = 0; e < 6; ++e) {
-        const int i = tet_edge_corner(e, 0), j = tet_edge_corner(e, 1);
-        d[c][4 + e] = 4 * (dL[i] * L[j] + L[i] * dL[j]); // N = 4 L_i L_j
-      }
-    }
+    const auto L = [q](int k) {
+      const double p0 = Rule<10>::coord(q, 0), p1 = Rule<10>::coord(q, 1), p2 = Rule<10>::coord(q, 2);
+      return k == 0 ? 1 - p0 - p1 - p2 : (k == 1 ? p0 : (k == 2 ? p1 : p2));
+    };
+    if (a < 4) return (4 * L(a) - 1) * dL(a); // N = L (2 L - 1)
+    const int i = tet_edge_corner(a - 4, 0), j = tet_edge_corner(a - 4, 1);
+    return 4 * (dL(i) * L(j) + L(i) * dL(j)); // N = 4 L_i L_j
   }
-}
-
-/// g[i][c] = sum_a v[i][a] d[c][a]: of the coordinates the Jacobian dx_i/dxi_c, of the
-/// displacement its reference gradient. T: double, or a pack of elements (simd.hpp), here and in
-/// the force below.
-template <int NPE, class T>
-KOKKOS_INLINE_FUNCTION void reference_gradient(const double d[3][NPE], const T v[3][NPE], T g[3][3]) {
-  for (int i = 0; i < 3; ++i)
-    for (int c = 0; c < 3; ++c) {
-      T s = 0;
-      for (int a = 0; a < NPE; ++a)
-        s += v[i][a] * d[c][a];
-      g[i][c] = s;
-    }
 }
 
 /// The adjugate (transpose of the cofactor matrix) of j, adj = det j * j^-1; returns det j.
@@ -93,71 +79,167 @@ template <class T> KOKKOS_INLINE_FUNCTION void stress(const Material &m, const T
   s[5] = m.mu * (h[0][2] + h[2][0]);
 }
 
-/// Element internal force f[i][a] = int sigma_ik dN_a/dx_k dV. As in 2D, no Cartesian gradient is
-/// formed: dN_a/dx_k = d[c][a] adj[c][k] / det, so a point's term w det sigma_ik dN_a/dx_k is
-/// d[c][a] P[i][c] with P = w sigma adj^T, and grad u = G adj / det. Optionally the
-/// volume-averaged stress (6 components) and the strain energy.
-template <int NPE, class T>
-KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const T x[3][NPE], const T u[3][NPE], T f[3][NPE],
-                                           T *mean_stress = nullptr, T *energy = nullptr) {
-  for (int i = 0; i < 3; ++i)
+/// The Jacobians dx_i/dxi_c of the element: with Straight (every mid-edge node at its edge's
+/// midpoint, as in every TET4) the one of its corners, constant; otherwise one a point of the
+/// rule, from every node. x(a, i): coordinate i of node a. Returns their adjugates and 1/det J.
+template <int NPE, bool Straight, class T, class X>
+KOKKOS_INLINE_FUNCTION void jacobians(const X &x, T adj[Straight ? 1 : Rule<NPE>::n][3][3],
+                                      T inv[Straight ? 1 : Rule<NPE>::n], T det[Straight ? 1 : Rule<NPE>::n]) {
+  constexpr int nj = Straight ? 1 : Rule<NPE>::n;
+  T j[nj][3][3];
+  if constexpr (Straight) {
+    FEGPU_UNROLL
+    for (int i = 0; i < 3; ++i) {
+      const T x0 = x(0, i);
+      FEGPU_UNROLL
+      for (int c = 0; c < 3; ++c)
+        j[0][i][c] = x(c + 1, i) - x0; // the corners' gradients: -1 at corner 0, 1 at corner c + 1
+    }
+  } else {
+    FEGPU_UNROLL
+    for (int q = 0; q < nj; ++q)
+      for (int i = 0; i < 3; ++i)
+        for (int c = 0; c < 3; ++c)
+          j[q][i][c] = 0;
+    FEGPU_UNROLL
     for (int a = 0; a < NPE; ++a)
-      f[i][a] = 0;
-  T volume = 0, s_sum[6] = {0, 0, 0, 0, 0, 0}, w_sum = 0;
-  for (int q = 0; q < Rule<NPE>::n; ++q) {
-    double p[3], w, d[3][NPE];
-    T j[3][3], adj[3][3], g[3][3], h[3][3], s[6];
-    Rule<NPE>::point(q, p, w);
-    shape_gradients<NPE>(p, d);
-    reference_gradient<NPE>(d, x, j);
-    const T det = adjugate(j, adj);
-    reference_gradient<NPE>(d, u, g);
-    const T inv = 1.0 / det; // one division a point, not nine
+      FEGPU_UNROLL
+    for (int i = 0; i < 3; ++i) {
+      const T xa = x(a, i);
+      FEGPU_UNROLL
+      for (int q = 0; q < nj; ++q)
+        FEGPU_UNROLL
+      for (int c = 0; c < 3; ++c)
+        j[q][i][c] += xa * dN<NPE>(q, c, a);
+    }
+  }
+  FEGPU_UNROLL
+  for (int q = 0; q < nj; ++q) {
+    det[q] = adjugate(j[q], adj[q]);
+    inv[q] = 1.0 / det[q]; // one division a Jacobian, not nine
+  }
+}
+
+/// Element internal force f_ia = int sigma_ik dN_a/dx_k dV, written for a small live state (a GPU
+/// thread's registers): node a's coordinates and displacement come from x(a, i) and u(a, i) as
+/// they are needed, and its force goes to out(a, i, f_ia) once, after the last point. As in 2D no
+/// Cartesian gradient is formed: dN_a/dx_k = d[c][a] adj[c][k] / det, so a point's term
+/// w det sigma_ik dN_a/dx_k is d[c][a] P[i][c] with P = w sigma adj^T, and grad u = G adj / det
+/// (G the reference gradient of u). Straight: J from the corners (jacobians()), exact where every
+/// mid-edge node is at its edge's midpoint. Optionally the volume-averaged stress (6 components)
+/// and the strain energy. T: double, or a pack of elements (simd.hpp).
+template <int NPE, bool Straight, class T, class X, class U, class Out>
+KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const X &x, const U &u, const Out &out,
+                                           T *mean_stress = nullptr, T *energy = nullptr) {
+  constexpr int n = Rule<NPE>::n, nj = Straight ? 1 : n;
+  T adj[nj][3][3], inv[nj], det[nj];
+  jacobians<NPE, Straight, T>(x, adj, inv, det);
+  // G[q][i][c] = sum_a u_ia dN_a/dxi_c at point q: each node's displacement read once.
+  T G[n][3][3];
+  FEGPU_UNROLL
+  for (int q = 0; q < n; ++q)
     for (int i = 0; i < 3; ++i)
-      for (int k = 0; k < 3; ++k)
-        h[i][k] = (g[i][0] * adj[0][k] + g[i][1] * adj[1][k] + g[i][2] * adj[2][k]) * inv;
+      for (int c = 0; c < 3; ++c)
+        G[q][i][c] = 0;
+  FEGPU_UNROLL
+  for (int a = 0; a < NPE; ++a)
+    FEGPU_UNROLL
+  for (int i = 0; i < 3; ++i) {
+    const T ua = u(a, i);
+    FEGPU_UNROLL
+    for (int q = 0; q < n; ++q)
+      FEGPU_UNROLL
+    for (int c = 0; c < 3; ++c)
+      G[q][i][c] += ua * dN<NPE>(q, c, a);
+  }
+  T volume = 0, s_sum[6] = {0, 0, 0, 0, 0, 0}, w_sum = 0;
+  // Each point's G becomes its P.
+  FEGPU_UNROLL
+  for (int q = 0; q < n; ++q) {
+    const int k = Straight ? 0 : q;
+    T h[3][3], s[6];
+    FEGPU_UNROLL
+    for (int i = 0; i < 3; ++i)
+      FEGPU_UNROLL
+    for (int l = 0; l < 3; ++l)
+      h[i][l] = (G[q][i][0] * adj[k][0][l] + G[q][i][1] * adj[k][1][l] + G[q][i][2] * adj[k][2][l]) * inv[k];
     stress(m, h, s);
     const T sig[3][3] = {{s[0], s[3], s[5]}, {s[3], s[1], s[4]}, {s[5], s[4], s[2]}};
-    for (int i = 0; i < 3; ++i) {
-      T P[3];
-      for (int c = 0; c < 3; ++c)
-        P[c] = w * (sig[i][0] * adj[c][0] + sig[i][1] * adj[c][1] + sig[i][2] * adj[c][2]);
-      for (int a = 0; a < NPE; ++a)
-        f[i][a] += d[0][a] * P[0] + d[1][a] * P[1] + d[2][a] * P[2];
-    }
+    const double w = Rule<NPE>::weight();
+    FEGPU_UNROLL
+    for (int i = 0; i < 3; ++i)
+      FEGPU_UNROLL
+    for (int c = 0; c < 3; ++c)
+      G[q][i][c] = w * (sig[i][0] * adj[k][c][0] + sig[i][1] * adj[k][c][1] + sig[i][2] * adj[k][c][2]);
     if (mean_stress || energy) {
-      const T wd = w * det;
+      const T wd = w * det[k];
       volume += wd;
-      for (int k = 0; k < 6; ++k)
-        s_sum[k] += wd * s[k];
+      for (int l = 0; l < 6; ++l)
+        s_sum[l] += wd * s[l];
       // sigma : grad u, the engineering shear strains counted once each
       w_sum += 0.5 * wd *
                (s[0] * h[0][0] + s[1] * h[1][1] + s[2] * h[2][2] + s[3] * (h[0][1] + h[1][0]) +
                 s[4] * (h[1][2] + h[2][1]) + s[5] * (h[0][2] + h[2][0]));
     }
   }
+  FEGPU_UNROLL
+  for (int a = 0; a < NPE; ++a)
+    FEGPU_UNROLL
+  for (int i = 0; i < 3; ++i) {
+    T f = 0;
+    FEGPU_UNROLL
+    for (int q = 0; q < n; ++q)
+      FEGPU_UNROLL
+    for (int c = 0; c < 3; ++c)
+      f += dN<NPE>(q, c, a) * G[q][i][c];
+    out(a, i, f);
+  }
   if (mean_stress)
-    for (int k = 0; k < 6; ++k)
-      mean_stress[k] = s_sum[k] / volume;
+    for (int l = 0; l < 6; ++l)
+      mean_stress[l] = s_sum[l] / volume;
   if (energy) *energy = w_sum;
+}
+
+/// The same on arrays, isoparametric (every element, curved or not): f[i][a] from x[i][a], u[i][a].
+template <int NPE, class T>
+KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const T x[3][NPE], const T u[3][NPE], T f[3][NPE],
+                                           T *mean_stress = nullptr, T *energy = nullptr) {
+  internal_force<NPE, NPE == 4, T>(
+      m, [&](int a, int i) { return x[i][a]; }, [&](int a, int i) { return u[i][a]; },
+      [&](int a, int i, const T &v) { f[i][a] = v; }, mean_stress, energy);
+}
+
+/// Whether every mid-edge node of a TET10 lies at its edge's midpoint, to the rounding of the
+/// coordinates (8 units in the last place of the edge's largest coordinate): there the corners'
+/// Jacobian is the element's, as exactly as the input's digits give it.
+template <int NPE> KOKKOS_INLINE_FUNCTION bool straight(const double x[3][NPE]) {
+  if constexpr (NPE == 10) {
+    constexpr double eps = 2.220446049250313e-16; // DBL_EPSILON
+    for (int e = 0; e < 6; ++e) {
+      const int a = tet_edge_corner(e, 0), b = tet_edge_corner(e, 1);
+      double size = 0;
+      for (int i = 0; i < 3; ++i)
+        size = Kokkos::max(size, Kokkos::max(Kokkos::abs(x[i][a]), Kokkos::abs(x[i][b])));
+      for (int i = 0; i < 3; ++i)
+        if (!(Kokkos::abs(x[i][4 + e] - 0.5 * (x[i][a] + x[i][b])) <= 8 * eps * size)) return false;
+    }
+  }
+  return true;
 }
 
 /// Volume by the element's rule, and the smallest det J at its points (validity check).
 template <int NPE> KOKKOS_INLINE_FUNCTION double volume(const double x[3][NPE], double &min_det) {
+  constexpr int n = Rule<NPE>::n;
+  double adj[n][3][3], inv[n], det[n];
+  jacobians<NPE, NPE == 4, double>([&](int a, int i) { return x[i][a]; }, adj, inv, det);
   double v = 0;
   min_det = 1e300;
-  for (int q = 0; q < Rule<NPE>::n; ++q) {
-    double p[3], w, d[3][NPE], j[3][3], adj[3][3];
-    Rule<NPE>::point(q, p, w);
-    shape_gradients<NPE>(p, d);
-    reference_gradient<NPE>(d, x, j);
-    const double det = adjugate(j, adj);
-    min_det = det < min_det ? det : min_det;
-    v += w * det;
+  for (int q = 0; q < n; ++q) {
+    min_det = det[q] < min_det ? det[q] : min_det;
+    v += Rule<NPE>::weight() * det[q];
   }
   return v;
 }
-
 /// Lumped mass fraction of node a: TET4 a quarter each; TET10 by HRZ diagonal scaling of the
 /// consistent mass, whose diagonal is V/70 at a corner and 8V/105 at a mid-edge node: corners
 /// 1/36, mid-edges 4/27, all positive (the row sums give the corners -1/20).
