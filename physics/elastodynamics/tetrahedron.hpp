@@ -79,12 +79,35 @@ template <class T> KOKKOS_INLINE_FUNCTION void stress(const Material &m, const T
   s[5] = m.mu * (h[0][2] + h[2][0]);
 }
 
-/// The Jacobians dx_i/dxi_c of the element: with Straight (every mid-edge node at its edge's
-/// midpoint, as in every TET4) the one of its corners, constant; otherwise one a point of the
-/// rule, from every node. x(a, i): coordinate i of node a. Returns their adjugates and 1/det J.
+/// g[q][i][c] = sum_a v(a, i) dN_a/dxi_c at each point q of the rule, every node's value read once:
+/// of the coordinates the Jacobians dx_i/dxi_c, of the displacement its reference gradients.
+template <int NPE, class T, class V> KOKKOS_INLINE_FUNCTION void point_gradients(const V &v, T g[][3][3]) {
+  constexpr int n = Rule<NPE>::n;
+  FEGPU_UNROLL
+  for (int q = 0; q < n; ++q)
+    for (int i = 0; i < 3; ++i)
+      for (int c = 0; c < 3; ++c)
+        g[q][i][c] = 0;
+  FEGPU_UNROLL
+  for (int a = 0; a < NPE; ++a) {
+    FEGPU_UNROLL
+    for (int i = 0; i < 3; ++i) {
+      const T va = v(a, i);
+      FEGPU_UNROLL
+      for (int q = 0; q < n; ++q) {
+        FEGPU_UNROLL
+        for (int c = 0; c < 3; ++c)
+          g[q][i][c] += va * dN<NPE>(q, c, a);
+      }
+    }
+  }
+}
+
+/// The Jacobians of the element: with Straight (every mid-edge node at its edge's midpoint, as in
+/// every TET4) the one of its corners, constant; otherwise one a point of the rule, from every
+/// node. x(a, i): coordinate i of node a. Returns their adjugates, 1/det J and det J.
 template <int NPE, bool Straight, class T, class X>
-KOKKOS_INLINE_FUNCTION void jacobians(const X &x, T adj[Straight ? 1 : Rule<NPE>::n][3][3],
-                                      T inv[Straight ? 1 : Rule<NPE>::n], T det[Straight ? 1 : Rule<NPE>::n]) {
+KOKKOS_INLINE_FUNCTION void jacobians(const X &x, T adj[][3][3], T inv[], T det[]) {
   constexpr int nj = Straight ? 1 : Rule<NPE>::n;
   T j[nj][3][3];
   if constexpr (Straight) {
@@ -96,22 +119,7 @@ KOKKOS_INLINE_FUNCTION void jacobians(const X &x, T adj[Straight ? 1 : Rule<NPE>
         j[0][i][c] = x(c + 1, i) - x0; // the corners' gradients: -1 at corner 0, 1 at corner c + 1
     }
   } else {
-    FEGPU_UNROLL
-    for (int q = 0; q < nj; ++q)
-      for (int i = 0; i < 3; ++i)
-        for (int c = 0; c < 3; ++c)
-          j[q][i][c] = 0;
-    FEGPU_UNROLL
-    for (int a = 0; a < NPE; ++a)
-      FEGPU_UNROLL
-    for (int i = 0; i < 3; ++i) {
-      const T xa = x(a, i);
-      FEGPU_UNROLL
-      for (int q = 0; q < nj; ++q)
-        FEGPU_UNROLL
-      for (int c = 0; c < 3; ++c)
-        j[q][i][c] += xa * dN<NPE>(q, c, a);
-    }
+    point_gradients<NPE, T>(x, j);
   }
   FEGPU_UNROLL
   for (int q = 0; q < nj; ++q) {
@@ -134,24 +142,8 @@ KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const X &x, const 
   constexpr int n = Rule<NPE>::n, nj = Straight ? 1 : n;
   T adj[nj][3][3], inv[nj], det[nj];
   jacobians<NPE, Straight, T>(x, adj, inv, det);
-  // G[q][i][c] = sum_a u_ia dN_a/dxi_c at point q: each node's displacement read once.
-  T G[n][3][3];
-  FEGPU_UNROLL
-  for (int q = 0; q < n; ++q)
-    for (int i = 0; i < 3; ++i)
-      for (int c = 0; c < 3; ++c)
-        G[q][i][c] = 0;
-  FEGPU_UNROLL
-  for (int a = 0; a < NPE; ++a)
-    FEGPU_UNROLL
-  for (int i = 0; i < 3; ++i) {
-    const T ua = u(a, i);
-    FEGPU_UNROLL
-    for (int q = 0; q < n; ++q)
-      FEGPU_UNROLL
-    for (int c = 0; c < 3; ++c)
-      G[q][i][c] += ua * dN<NPE>(q, c, a);
-  }
+  T G[n][3][3]; // the displacement's reference gradient at each point
+  point_gradients<NPE, T>(u, G);
   T volume = 0, s_sum[6] = {0, 0, 0, 0, 0, 0}, w_sum = 0;
   // Each point's G becomes its P.
   FEGPU_UNROLL
@@ -159,18 +151,20 @@ KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const X &x, const 
     const int k = Straight ? 0 : q;
     T h[3][3], s[6];
     FEGPU_UNROLL
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < 3; ++i) {
       FEGPU_UNROLL
-    for (int l = 0; l < 3; ++l)
-      h[i][l] = (G[q][i][0] * adj[k][0][l] + G[q][i][1] * adj[k][1][l] + G[q][i][2] * adj[k][2][l]) * inv[k];
+      for (int l = 0; l < 3; ++l)
+        h[i][l] = (G[q][i][0] * adj[k][0][l] + G[q][i][1] * adj[k][1][l] + G[q][i][2] * adj[k][2][l]) * inv[k];
+    }
     stress(m, h, s);
     const T sig[3][3] = {{s[0], s[3], s[5]}, {s[3], s[1], s[4]}, {s[5], s[4], s[2]}};
     const double w = Rule<NPE>::weight();
     FEGPU_UNROLL
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < 3; ++i) {
       FEGPU_UNROLL
-    for (int c = 0; c < 3; ++c)
-      G[q][i][c] = w * (sig[i][0] * adj[k][c][0] + sig[i][1] * adj[k][c][1] + sig[i][2] * adj[k][c][2]);
+      for (int c = 0; c < 3; ++c)
+        G[q][i][c] = w * (sig[i][0] * adj[k][c][0] + sig[i][1] * adj[k][c][1] + sig[i][2] * adj[k][c][2]);
+    }
     if (mean_stress || energy) {
       const T wd = w * det[k];
       volume += wd;
@@ -183,16 +177,18 @@ KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const X &x, const 
     }
   }
   FEGPU_UNROLL
-  for (int a = 0; a < NPE; ++a)
+  for (int a = 0; a < NPE; ++a) {
     FEGPU_UNROLL
-  for (int i = 0; i < 3; ++i) {
-    T f = 0;
-    FEGPU_UNROLL
-    for (int q = 0; q < n; ++q)
+    for (int i = 0; i < 3; ++i) {
+      T f = 0;
       FEGPU_UNROLL
-    for (int c = 0; c < 3; ++c)
-      f += dN<NPE>(q, c, a) * G[q][i][c];
-    out(a, i, f);
+      for (int q = 0; q < n; ++q) {
+        FEGPU_UNROLL
+        for (int c = 0; c < 3; ++c)
+          f += dN<NPE>(q, c, a) * G[q][i][c];
+      }
+      out(a, i, f);
+    }
   }
   if (mean_stress)
     for (int l = 0; l < 6; ++l)
