@@ -43,9 +43,7 @@ template <int N> struct Solid {
     if constexpr (D == 2)
       internal_force<N>(m, x[0], x[1], u[0], u[1], f[0], f[1], s, w);
     else
-      tet::internal_force<N, Straight || N == 4, T>(
-          m, [&](int a, int i) { return x[i][a]; }, [&](int a, int i) { return u[i][a]; },
-          [&](int a, int i, const T &v) { f[i][a] = v; }, s, w);
+      tet::internal_force<N, T, Straight>(m, x, u, f, s, w);
   }
   /// The element's mass, and its smallest det J.
   KOKKOS_INLINE_FUNCTION static double mass(const Material &m, const double x[D][N], double &min_det) {

@@ -196,11 +196,12 @@ KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const X &x, const 
   if (energy) *energy = w_sum;
 }
 
-/// The same on arrays, isoparametric (every element, curved or not): f[i][a] from x[i][a], u[i][a].
-template <int NPE, class T>
+/// The same on arrays: f[i][a] from x[i][a], u[i][a]; isoparametric (every element, curved or
+/// not) unless Straight.
+template <int NPE, class T, bool Straight = NPE == 4>
 KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const T x[3][NPE], const T u[3][NPE], T f[3][NPE],
                                            T *mean_stress = nullptr, T *energy = nullptr) {
-  internal_force<NPE, NPE == 4, T>(
+  internal_force<NPE, Straight || NPE == 4, T>(
       m, [&](int a, int i) { return x[i][a]; }, [&](int a, int i) { return u[i][a]; },
       [&](int a, int i, const T &v) { f[i][a] = v; }, mean_stress, energy);
 }
@@ -236,6 +237,7 @@ template <int NPE> KOKKOS_INLINE_FUNCTION double volume(const double x[3][NPE], 
   }
   return v;
 }
+
 /// Lumped mass fraction of node a: TET4 a quarter each; TET10 by HRZ diagonal scaling of the
 /// consistent mass, whose diagonal is V/70 at a corner and 8V/105 at a mid-edge node: corners
 /// 1/36, mid-edges 4/27, all positive (the row sums give the corners -1/20).
