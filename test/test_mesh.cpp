@@ -257,7 +257,7 @@ TEST(Coloring, SplitIntoTwoSweeps) {
     ASSERT_GT(flagged, 0);
     ASSERT_LT(flagged, m.num_elems());
 
-    const Coloring s = split_coloring(c, first, t.node2elem);
+    const Coloring s = split_coloring(c, first, t.node2elem, m.elem2node);
     EXPECT_EQ(count_coloring_conflicts(m, t.node2elem, s.color), 0) << type_name(type);
     ASSERT_EQ(s.num_sweeps(), 2);
     EXPECT_EQ(s.sweep_colors(-1), std::make_pair(0, s.num_colors));
@@ -308,10 +308,10 @@ TEST(Coloring, ChunkPlanMarksExactlyTheElementsSharingANodeAcrossChunks) {
     std::vector<char> band(h.xyz.size() / 3);
     for (std::size_t n = 0; n < band.size(); ++n)
       band[n] = std::abs(h.xyz[3 * n + 1] - 0.5) < 0.02;
-    const Coloring s = split_coloring(c, elements_touching(h, band), t.node2elem);
-    if (!std::is_same_v<MemSpace, Kokkos::HostSpace>) { // a GPU's atomics are cheap: no plan
-      EXPECT_EQ(c.chunks.size, 0);
-      EXPECT_EQ(s.sweep_chunks.size, 0);
+    const Coloring s = split_coloring(c, elements_touching(h, band), t.node2elem, m.elem2node);
+    if (!std::is_same_v<MemSpace, Kokkos::HostSpace>) { // a GPU's plans are of teams (the next test)
+      EXPECT_EQ(c.chunks.atomic.extent(0), 0u);
+      EXPECT_EQ(s.sweep_chunks.atomic.extent(0), 0u);
       GTEST_SKIP();
     }
     const Index ne = m.num_elems();
@@ -367,6 +367,77 @@ TEST(Coloring, ChunkPlanMarksExactlyTheElementsSharingANodeAcrossChunks) {
         EXPECT_EQ(count, 0);
       }
     }
+  }
+}
+
+// The GPU's chunk plan (Coloring::ChunkPlan: a chunk of consecutive positions a team), made here on
+// every build and checked against the host mesh's element-node pairs: each chunk lists exactly its
+// elements' nodes, each once and ascending, and under each node exactly the pairs (element, local
+// node) of that node, so that every pair of the chunk is summed once, into its node. Launches over
+// every element and over a split colouring's two sweeps (chunks counted from each sweep's first
+// position, the last of each cut short); chunks of 7 and of 128 (a TET10 chunk's 1,280 pairs
+// sorted as 2,048 keys). A GPU build's colouring made one of 128 for the tetrahedra, none for T6.
+TEST(Coloring, BlockPlanListsEachChunksNodesOnceWithTheirPairs) {
+  for (const HostMesh &h : {generate_rectangle(ElementType::Tri6, 30, 20, 1.0, 1.0),
+                            generate_box(ElementType::Tet10, 5, 4, 6, 1.0, 1.0, 1.0),
+                            generate_box(ElementType::Tet4, 7, 6, 6, 1.0, 1.0, 1.0)}) {
+    const Mesh m = upload(h);
+    const Topology t = build_topology(m);
+    const Coloring c = color_elements(m, t.node2elem, ColoringAlgorithm::JonesPlassmann);
+    const Index ne = m.num_elems();
+    const int npe = element_info(h.type).nodes;
+    if (!std::is_same_v<MemSpace, Kokkos::HostSpace>) {
+      const bool tet = h.dim == 3;
+      EXPECT_EQ(c.chunks.size, tet ? 128 : 0);
+      EXPECT_EQ(c.chunks.share.extent(0), tet ? std::size_t(ne) * npe : 0u);
+    }
+    std::vector<char> band(h.xyz.size() / 3);
+    for (std::size_t n = 0; n < band.size(); ++n)
+      band[n] = h.xyz[3 * n + 1] < 0.3;
+    const Coloring s = split_coloring(c, elements_touching(h, band), t.node2elem, m.elem2node);
+    const Index boundary = s.offsets_h[s.sweep_colors(0).second];
+    ASSERT_GT(boundary, 0);
+    ASSERT_LT(boundary, ne);
+    std::vector<Index> identity(ne);
+    std::iota(identity.begin(), identity.end(), 0);
+    for (const Index size : {7, 128})
+      for (const bool split : {false, true}) {
+        const std::vector<Index> order = split ? to_host(s.sweep_elems) : identity;
+        const Index b = split ? boundary : ne;
+        const Coloring::ChunkPlan plan = plan_blocks(m.elem2node, ne, split ? s.sweep_elems : IndexView(), b, size);
+        const auto off = to_host(plan.nodes.offsets), nodes = to_host(plan.nodes.indices);
+        const auto first = to_host(plan.first), share = to_host(plan.share);
+        ASSERT_EQ(static_cast<Index>(off.size()), (b + size - 1) / size + (ne - b + size - 1) / size + 1);
+        ASSERT_EQ(share.size(), std::size_t(ne) * npe);
+        ASSERT_EQ(static_cast<Index>(nodes.size()), off.back());
+        ASSERT_EQ(first.size(), nodes.size());
+        std::size_t chunk = 0;
+        for (const auto &[begin, end] : {std::pair{Index(0), b}, std::pair{b, ne}})
+          for (Index lo = begin; lo < end; lo += size, ++chunk) {
+            const Index hi = std::min(lo + size, end), pairs = (hi - lo) * npe;
+            std::set<Index> want;
+            for (Index p = lo; p < hi; ++p)
+              for (int a = 0; a < npe; ++a)
+                want.insert(h.conn[order[p] * npe + a]);
+            const std::vector<Index> got(nodes.begin() + off[chunk], nodes.begin() + off[chunk + 1]);
+            ASSERT_EQ(got, std::vector<Index>(want.begin(), want.end())) << "chunk " << chunk;
+            std::vector<int> summed(pairs, 0);
+            for (std::size_t k = 0; k < got.size(); ++k) {
+              const Index from = first[off[chunk] + k], to = k + 1 < got.size() ? first[off[chunk] + k + 1] : pairs;
+              ASSERT_LT(from, to) << "chunk " << chunk << ", node " << got[k];
+              for (Index j = from; j < to; ++j) {
+                const Index v = share[std::size_t(lo) * npe + j], a = v / size, place = v % size;
+                ASSERT_LT(place, hi - lo);
+                EXPECT_EQ(h.conn[order[lo + place] * npe + a], got[k]) << "chunk " << chunk << ", share " << j;
+                ++summed[place * npe + a];
+              }
+            }
+            EXPECT_EQ(first[off[chunk]], 0);
+            for (int n : summed)
+              ASSERT_EQ(n, 1) << "chunk " << chunk;
+          }
+        EXPECT_EQ(chunk + 1, off.size());
+      }
   }
 }
 

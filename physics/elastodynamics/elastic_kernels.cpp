@@ -92,6 +92,7 @@ template <int N> struct Solid {
 
 /// Straight: every element's Jacobian from its corners (a mesh of straight-edged TET10).
 template <int N, bool Straight = false> struct InternalForce {
+  static constexpr bool local_adds = true; // scatter.hpp's LocalAdds
   Solid<N> g;
   DeviceView<Material *> mats;
   IndexView elem_mat;
@@ -105,7 +106,7 @@ template <int N, bool Straight = false> struct InternalForce {
     for (int a = 0; a < N; ++a) {
       const Index n = g.conn(e, a);
       for (int i = 0; i < D; ++i)
-        add(n, i, f[i][a]);
+        add(n, i, f[i][a], a);
     }
   }
 #ifdef FEGPU_HOST_LANES
@@ -119,7 +120,7 @@ template <int N, bool Straight = false> struct InternalForce {
     for (int l = 1; l < lanes; ++l)
       if (elem_mat(e[l]) != mat) {
         for (int k = 0; k < lanes; ++k)
-          (*this)(e[k], [&](Index n, int i, double v) { add(k, n, i, v); });
+          (*this)(e[k], [&](Index n, int i, double v, int) { add(k, n, i, v); });
         return;
       }
     simd::Pack x[D][N], ue[D][N], f[D][N];
@@ -141,6 +142,7 @@ template <int N, bool Straight = false> struct InternalForce {
 };
 
 template <int N> struct LumpedMass {
+  static constexpr bool local_adds = kDim<N> == 3;
   Solid<N> g;
   DeviceView<Material *> mats;
   IndexView elem_mat;
@@ -151,7 +153,7 @@ template <int N> struct LumpedMass {
     const double mass = Solid<N>::mass(mats(elem_mat(e)), x, min_det);
     for (int a = 0; a < N; ++a)
       for (int i = 0; i < D; ++i)
-        add(g.conn(e, a), i, mass * Solid<N>::mass_fraction(a));
+        add(g.conn(e, a), i, mass * Solid<N>::mass_fraction(a), a);
   }
 };
 

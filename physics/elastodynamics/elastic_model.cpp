@@ -99,6 +99,7 @@ void ElasticModel::set_topology(const ConnView &elem2node, const CoordView &coor
               "set_topology: one connectivity row per element and one origin per node");
   mesh_.elem2node = elem2node;
   mesh_.coords = coords;
+  follow_connectivity(coloring_, elem2node);
   // Storage kept from one insertion to the next: an insertion allocates nothing here.
   const Index n = static_cast<Index>(origin.extent(0));
   mesh_.node_gid = gid_store_.view(n);
@@ -132,7 +133,7 @@ void ElasticModel::add_internal_force(const DofView &u, const DofView &f, Sweep 
 }
 
 bool ElasticModel::split_sweeps(const std::vector<char> &border) {
-  coloring_ = split_coloring(coloring_, elements_touching(host_mesh_, border), build_node2elem(mesh_));
+  coloring_ = split_coloring(coloring_, elements_touching(host_mesh_, border), build_node2elem(mesh_), mesh_.elem2node);
   return true;
 }
 

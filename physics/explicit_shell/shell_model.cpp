@@ -56,7 +56,8 @@ ShellModel::ShellModel(const HostMesh &mesh, Config config, const parallel::Deco
   if (config_.scheme == Scheme::Standard && (config_.scatter == Scatter::Coloring || overlap_)) {
     const Crs n2e = build_node2elem(mesh_);
     coloring_ = color_elements(mesh_, n2e, config_.coloring);
-    if (overlap_) coloring_ = split_coloring(coloring_, elements_touching(mesh, parts_->shared_nodes()), n2e);
+    if (overlap_)
+      coloring_ = split_coloring(coloring_, elements_touching(mesh, parts_->shared_nodes()), n2e, mesh_.elem2node);
   }
   if (config_.scheme == Scheme::Fused) setup_fused();
   if (config_.scheme == Scheme::ElementLocal) setup_element_local();

@@ -3,7 +3,9 @@
 /// Element-to-node assembly through one helper with interchangeable race-free strategies:
 /// colour by colour (no two elements of a launch share a node; deterministic sums) or atomic adds
 /// (one launch in the mesh's order; summation order varies between runs; on a CPU only the elements
-/// on the borders of its threads' chunks add atomically, Coloring::ChunkPlan).
+/// on the borders of its threads' chunks add atomically; on a GPU a team sums its chunk's shares of
+/// a node before one atomic add, where the plan has teams and the kernel adds by local node:
+/// Coloring::ChunkPlan).
 #include "fegpu/core/error.hpp"
 #include "fegpu/core/types.hpp"
 #include "fegpu/mesh/coloring.hpp"
@@ -24,16 +26,36 @@ enum class Sweep { All = -1, Border = 0, Interior = 1 };
 ScatterStrategy scatter_strategy_from_string(const std::string &name);
 std::string to_string(ScatterStrategy s);
 
-/// Adds into a (node, component) field without atomics: the caller guarantees exclusivity.
+/// Adds into a (node, component) field without atomics: the caller guarantees exclusivity. The
+/// element's local node (`local`, given by kernels that add by local node: LocalAdds) is unused.
 struct PlainAdd {
   DofView f;
-  KOKKOS_INLINE_FUNCTION void operator()(Index node, int comp, Real value) const { f(node, comp) += value; }
+  KOKKOS_INLINE_FUNCTION void operator()(Index node, int comp, Real value, int /*local*/ = 0) const {
+    f(node, comp) += value;
+  }
 };
 struct AtomicAdd {
   DofView f;
-  KOKKOS_INLINE_FUNCTION void operator()(Index node, int comp, Real value) const {
+  KOKKOS_INLINE_FUNCTION void operator()(Index node, int comp, Real value, int /*local*/ = 0) const {
     Kokkos::atomic_add(&f(node, comp), value);
   }
+};
+/// Adds an element's share of (local node, component) in its team's scratch (Coloring::ChunkPlan,
+/// GPU): the element at place t of its chunk, shares at (component * npe + local) * size + t.
+struct ShareAdd {
+  Real *shares;
+  int npe;
+  Index size, t;
+  KOKKOS_INLINE_FUNCTION void operator()(Index /*node*/, int comp, Real value, int local) const {
+    shares[(comp * npe + local) * size + t] += value;
+  }
+};
+
+/// Kernels whose every add names the element's local node, `add(node, component, value, local)`:
+/// a GPU's atomic scatter may then sum a chunk's shares of a node in a team first (ShareAdd).
+template <class K>
+concept LocalAdds = requires {
+  requires K::local_adds;
 };
 
 /// The launches of one sweep of the elements (every element, or a sweep of a split colouring): launch(elems, first,
@@ -80,18 +102,66 @@ void host_positions(const Kernel &kernel, const IndexView &elems, Index lo, Inde
     kernel(elems.extent(0) ? elems(p) : p, add_at(p));
 }
 
+/// The atomic launch over positions [first, first + count) of `elems` (empty: position p is
+/// element p) in the plan's chunks, a team a chunk (Coloring::ChunkPlan, GPU): the team's elements
+/// keep their shares in scratch; then a thread a node of the chunk sums them, in the plan's order,
+/// and adds the sum to `target` atomically. The launch's chunks start at its first position, as
+/// the plan's do.
+template <class Kernel>
+void scatter_blocks(const std::string &label, const Coloring::ChunkPlan &plan, const IndexView &elems, Index first,
+                    Index count, const DofView &target, const Kernel &kernel) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Shares = Kokkos::View<Real *, ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  const Index size = plan.size, first_chunk = (first + size - 1) / size, end = first + count;
+  const int dim = static_cast<int>(target.extent(1)), npe = plan.npe;
+  const auto off = plan.nodes.offsets, nodes = plan.nodes.indices;
+  const auto starts = plan.first, share = plan.share;
+  const bool listed = elems.extent(0) > 0;
+  const int team = std::is_same_v<MemSpace, Kokkos::HostSpace> ? 1 : static_cast<int>(size);
+  const auto policy = Kokkos::Experimental::require(
+      Policy((count + size - 1) / size, team)
+          .set_scratch_size(0, Kokkos::PerTeam(Shares::shmem_size(std::size_t(size) * npe * dim))),
+      Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+  Kokkos::parallel_for(
+      label, policy, KOKKOS_LAMBDA(const Policy::member_type &t) {
+        const Index c = first_chunk + t.league_rank(), s0 = off(c), ns = off(c + 1) - s0;
+        const Index lo = first + t.league_rank() * size, hi = Kokkos::min(lo + size, end);
+        const Shares shares(t.team_scratch(0), std::size_t(size) * npe * dim);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(t, lo, hi), [&](Index p) {
+          for (int k = 0; k < npe * dim; ++k)
+            shares(k * size + p - lo) = 0;
+          kernel(listed ? elems(p) : p, ShareAdd{shares.data(), npe, size, p - lo});
+        });
+        t.team_barrier();
+        const std::size_t base = std::size_t(lo) * npe;
+        const Index pairs = (hi - lo) * npe;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(t, ns), [&](Index k) {
+          const Index from = starts(s0 + k), to = k + 1 < ns ? starts(s0 + k + 1) : pairs;
+          for (int i = 0; i < dim; ++i) {
+            Real sum = 0;
+            for (Index j = from; j < to; ++j)
+              sum += shares(i * npe * size + share(base + j));
+            Kokkos::atomic_add(&target(nodes(s0 + k), i), sum);
+          }
+        });
+      });
+}
+
 /// Calls `kernel(e, add)` for every element of `sweep` (for_each_launch), where the kernel adds
 /// its element vector through `add(node, component, value)`. `target` is not cleared.
 template <class Kernel>
 void scatter_elements(const std::string &label, ScatterStrategy strategy, const Coloring &coloring, Index num_elems,
                       const DofView &target, const Kernel &kernel, Sweep sweep = Sweep::All) {
   for_each_launch(strategy, coloring, num_elems, sweep, [&](const IndexView &elems, Index first, Index count) {
+    const Coloring::ChunkPlan &plan = elems.extent(0) ? coloring.sweep_chunks : coloring.chunks;
+    if constexpr (LocalAdds<Kernel>)
+      if (strategy == ScatterStrategy::Atomic && plan.share.extent(0))
+        return scatter_blocks(label, plan, elems, first, count, target, kernel);
     if constexpr (std::is_same_v<MemSpace, Kokkos::HostSpace>) {
-      const Coloring::ChunkPlan &plan = elems.extent(0) ? coloring.sweep_chunks : coloring.chunks;
       const AtomicAdd atomic{target};
       const PlainAdd plain{target};
       const Index end = first + count;
-      if (strategy == ScatterStrategy::Atomic && plan.size > 0) {
+      if (strategy == ScatterStrategy::Atomic && plan.atomic.extent(0)) {
         // A chunk of consecutive positions a thread, in one or two phases; atomics only where a
         // node's elements lie in chunks that may run together (Coloring::ChunkPlan).
         FEGPU_CHECK(static_cast<Index>(plan.atomic.extent(0)) >= end, "a chunk plan of another mesh");
@@ -106,7 +176,7 @@ void scatter_elements(const std::string &label, ScatterStrategy strategy, const 
                                  const Index k = j * phases + phase;
                                  host_positions(kernel, elems, first + k * size, std::min(first + (k + 1) * size, end),
                                                 [&](Index p) {
-                                                  return [&, p](Index n, int c, Real v) {
+                                                  return [&, p](Index n, int c, Real v, int = 0) {
                                                     if (marked(p))
                                                       atomic(n, c, v);
                                                     else

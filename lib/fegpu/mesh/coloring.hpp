@@ -35,12 +35,25 @@ struct Coloring {
   /// the mesh's order puts a node's elements far apart, as a 3D mesh's layers do, so that most
   /// elements would be marked): the even chunks, then the odd ones, each at least as long as that
   /// distance, so that a node's elements lie in at most two neighbouring chunks, never running
-  /// together: none is marked. size = 0 (a GPU build, whose atomics are cheap; a colouring put
-  /// together by hand): atomics throughout.
+  /// together: none is marked.
+  ///
+  /// GPU builds: a chunk of `size` consecutive positions a team of threads (plan_blocks). Its
+  /// elements keep their shares in the team's scratch memory, share (component, local node a,
+  /// place t in the chunk) at (component * npe + a) * size + t; then a thread a node of the chunk
+  /// sums the node's shares in a fixed order and adds the sum to the node atomically, once. Chunk
+  /// c's nodes, each once and ascending, are nodes.indices[nodes.offsets(c) + k]; node k's shares
+  /// are share(lo * npe + j), j from first(nodes.offsets(c) + k) to the next node's first (the
+  /// chunk's last: its pairs' count), where lo is the chunk's first position: one entry a pair of
+  /// an element and a local node. Kernels that add by local node use it (scatter.hpp).
+  ///
+  /// size = 0 (a colouring put together by hand): atomics throughout.
   struct ChunkPlan {
     Index size = 0;
     int phases = 1;
-    DeviceView<int *> atomic; // (position)
+    DeviceView<int *> atomic; // (position): host builds
+    int npe = 0;              // GPU builds:
+    Crs nodes;                // (chunk) -> its nodes
+    DeviceView<uint16_t *> first, share;
   };
   ChunkPlan chunks;       ///< every element, at position = its id
   ChunkPlan sweep_chunks; ///< each sweep of a split colouring, at its positions in sweep_elems
@@ -61,8 +74,21 @@ Coloring color_elements(const Mesh &mesh, const Crs &node2elem, ColoringAlgorith
 /// conflict-free; empty ones dropped), ascending ids within it, so that a sweep's elements are
 /// contiguous in color2elem. On many ranks the elements touching a node another rank holds sweep
 /// first: their nodes' sums are then exchanged while the interior elements are computed.
-/// (node2elem: for the sweeps' ChunkPlan.)
-Coloring split_coloring(const Coloring &c, const std::vector<char> &first, const Crs &node2elem);
+/// (node2elem and conn: for the sweeps' ChunkPlan.)
+Coloring split_coloring(const Coloring &c, const std::vector<char> &first, const Crs &node2elem, const ConnView &conn);
+
+/// The GPU's chunk plan (Coloring::ChunkPlan) of launches over positions [0, boundary) and
+/// [boundary, n) of the elements order(p) (order empty: p), chunks of `size` positions from each
+/// launch's first, in the connectivity `conn`: made on the device, the keys (node, pair) of a chunk
+/// sorted in its team's scratch memory. Made by color_elements on a GPU for tetrahedra (and kept by
+/// split_coloring); a host build may make one (tests), which scatter_elements then runs in teams too.
+Coloring::ChunkPlan plan_blocks(const ConnView &conn, Index n, const IndexView &order, Index boundary,
+                                Index size = 128);
+
+/// A colouring's GPU chunk plans made again for a connectivity whose nodes changed (a crack's nodes
+/// split): they name nodes. A host build's plans name positions and stay valid: a split node's
+/// elements are some of those the plan saw around the node.
+void follow_connectivity(Coloring &c, const ConnView &conn);
 
 /// Number of pairs of same-coloured elements sharing a node (0 for a valid colouring).
 Index count_coloring_conflicts(const Mesh &mesh, const Crs &node2elem, const IndexView &color);
