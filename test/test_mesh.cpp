@@ -441,6 +441,41 @@ TEST(Coloring, BlockPlanListsEachChunksNodesOnceWithTheirPairs) {
   }
 }
 
+// A crack's split nodes renumber the connectivity: follow_connectivity makes a colouring's team
+// plans again for it, at their chunk size (the plan of the new connectivity, which the test above
+// checks), and leaves a host build's chunk plan (positions, still valid) as it was.
+TEST(Coloring, TeamPlansFollowASplitNode) {
+  const HostMesh h = generate_box(ElementType::Tet4, 4, 3, 3, 1.0, 1.0, 1.0);
+  const Mesh m = upload(h);
+  const Topology t = build_topology(m);
+  const Index ne = m.num_elems(), nn = m.num_nodes();
+  Coloring c = color_elements(m, t.node2elem, ColoringAlgorithm::JonesPlassmann);
+  const Coloring::ChunkPlan host = c.chunks;
+  std::vector<Index> conn = h.conn;
+  const Index split = conn[4 * 17]; // element 17's first node splits off a copy, numbered nn
+  for (Index e = 17; e < ne; ++e)
+    for (int a = 0; a < 4; ++a)
+      if (conn[4 * e + a] == split) conn[4 * e + a] = nn;
+  ConnView moved("conn", ne, 4);
+  auto mh = Kokkos::create_mirror_view(moved);
+  for (Index e = 0; e < ne; ++e)
+    for (int a = 0; a < 4; ++a)
+      mh(e, a) = conn[4 * e + a];
+  Kokkos::deep_copy(moved, mh);
+  follow_connectivity(c, moved);
+  if (host.atomic.extent(0)) EXPECT_EQ(c.chunks.atomic.data(), host.atomic.data());
+  c.chunks = plan_blocks(m.elem2node, ne, IndexView(), ne, 16);
+  follow_connectivity(c, moved);
+  EXPECT_EQ(c.chunks.size, 16);
+  const Coloring::ChunkPlan fresh = plan_blocks(moved, ne, IndexView(), ne, 16);
+  EXPECT_EQ(to_host(c.chunks.nodes.offsets), to_host(fresh.nodes.offsets));
+  EXPECT_EQ(to_host(c.chunks.nodes.indices), to_host(fresh.nodes.indices));
+  EXPECT_EQ(to_host(c.chunks.first), to_host(fresh.first));
+  EXPECT_EQ(to_host(c.chunks.share), to_host(fresh.share));
+  const auto nodes = to_host(c.chunks.nodes.indices);
+  EXPECT_NE(std::find(nodes.begin(), nodes.end(), nn), nodes.end()) << "the new node is in a chunk";
+}
+
 namespace {
 
 /// A facet joins where its flag is set.
