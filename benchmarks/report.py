@@ -95,10 +95,11 @@ def build_info(version_text, build_dir):
 
 def collect(a):
     rows = {}
+    host = {"host_name": "?", "num_cpus": "?"}
     if os.path.exists(a.out):
         old = json.loads(slurp(a.out))
         rows = {r["name"]: r for r in old.get("benchmarks", [])}
-    context = {}
+        host = {"host_name": old.get("host", "?"), "num_cpus": old.get("cpus", "?")}
     for f in a.files:
         try:
             data = json.loads(slurp(f))
@@ -107,7 +108,8 @@ def collect(a):
             continue
         program = os.path.basename(f).rsplit(".", 1)[0]
         rows = {k: v for k, v in rows.items() if v.get("program") != program}  # this run replaces them
-        context = data.get("context", context)
+        context = data.get("context", {})  # examples.py's files have none: the machine's stays
+        host = {k: context.get(k, host[k]) for k in host}
         for b in data["benchmarks"]:
             if b.get("run_type") == "aggregate" or b.get("error_occurred"):
                 continue
@@ -120,8 +122,8 @@ def collect(a):
         "machine": a.machine,
         "commit": a.commit,
         "date": datetime.date.today().isoformat(),
-        "host": context.get("host_name", "?"),
-        "cpus": context.get("num_cpus", "?"),
+        "host": host["host_name"],
+        "cpus": host["num_cpus"],
         "build": build_info(slurp(a.version), a.build),
         "benchmarks": sorted(rows.values(), key=lambda r: r["name"]),
     }
