@@ -46,7 +46,8 @@ struct Coloring {
   /// chunk's last: its pairs' count), where lo is the chunk's first position: one entry a pair of
   /// an element and a local node. Kernels that add by local node use it (scatter.hpp).
   ///
-  /// size = 0 (a colouring put together by hand): atomics throughout.
+  /// size = 0 (a GPU build's other elements, whose teams were slower; a colouring put together by
+  /// hand): one atomic add a share.
   struct ChunkPlan {
     Index size = 0;
     int phases = 1;
