@@ -142,7 +142,7 @@ template <int N, bool Straight = false> struct InternalForce {
 };
 
 template <int N> struct LumpedMass {
-  static constexpr bool local_adds = kDim<N> == 3;
+  static constexpr bool local_adds = true;
   Solid<N> g;
   DeviceView<Material *> mats;
   IndexView elem_mat;

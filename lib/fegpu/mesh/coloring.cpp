@@ -412,17 +412,17 @@ Coloring::ChunkPlan plan_blocks(const ConnView &conn, Index n, const IndexView &
 namespace {
 
 /// The plans of a launch over every element (order empty) or of the two sweeps of a split
-/// colouring: a host build's chunks a thread; a GPU's chunks a team where `teams`, else none (one
-/// atomic add a share). On one H100 (bench_step, 10M elements) the teams took the TET10 step from
+/// colouring: a host build's chunks a thread; a GPU's chunks of `teams` elements a team, or none
+/// where teams = 0 (one atomic add a share). On one H100 (bench_step, 10M elements) the teams took the TET10 step from
 /// 4.33 to 3.34 ms and the TET4 step from 1.35 to 0.70, but the T6 step from 2.29 to 2.72 (T3:
 /// 0.65 to 0.61): color_elements gives teams to tetrahedra only.
 Coloring::ChunkPlan plan_launches(const Crs &n2e, const ConnView &conn, const IndexView &order, Index boundary,
-                                  bool teams) {
+                                  Index teams) {
   const Index n = static_cast<Index>(conn.extent(0));
   if constexpr (std::is_same_v<MemSpace, Kokkos::HostSpace>)
     return plan_chunks(n2e, n, order, boundary);
   else
-    return teams ? plan_blocks(conn, n, order, boundary) : Coloring::ChunkPlan{};
+    return teams ? plan_blocks(conn, n, order, boundary, teams) : Coloring::ChunkPlan{};
 }
 
 } // namespace
@@ -437,7 +437,7 @@ void follow_connectivity(Coloring &c, const ConnView &conn) {
 Coloring color_elements(const Mesh &mesh, const Crs &node2elem, ColoringAlgorithm algorithm) {
   Coloring c =
       algorithm == ColoringAlgorithm::WelshPowell ? welsh_powell(mesh, node2elem) : jones_plassmann(mesh, node2elem);
-  const bool teams = mesh.type == ElementType::Tet4 || mesh.type == ElementType::Tet10;
+  const Index teams = mesh.type == ElementType::Tet4 || mesh.type == ElementType::Tet10 ? 128 : 0;
   c.chunks = plan_launches(node2elem, mesh.elem2node, IndexView(), mesh.num_elems(), teams);
   return c;
 }
@@ -470,7 +470,7 @@ Coloring split_coloring(const Coloring &c, const std::vector<char> &first, const
   s.offsets_h = offsets;
   s.chunks = c.chunks;
   s.sweep_chunks = plan_launches(node2elem, conn, s.sweep_elems, s.offsets_h[s.sweep_colors(0).second],
-                                 c.chunks.share.extent(0) > 0);
+                                 c.chunks.share.extent(0) ? c.chunks.size : 0);
   return s;
 }
 
