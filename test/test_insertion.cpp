@@ -3,8 +3,10 @@
 // and in two rounds), and structural checks: no node is shared across a crack, every intact facet
 // still shares its nodes, every new node sits where its parent does.
 #include "fegpu/core/error.hpp"
+#include "fegpu/io/gmsh.hpp"
 #include "fegpu/mesh/generators.hpp"
 #include "insertion.hpp"
+#include "test_config.hpp"
 
 #include <gtest/gtest.h>
 
@@ -68,8 +70,9 @@ std::vector<Index> fans(const Fixture &fx, const std::vector<uint8_t> &cracked) 
       x = fan[x] = fan[fan[x]];
     return x;
   };
+  const int nf = element_info(type).facets;
   for (Index e = 0; e < ne; ++e)
-    for (int f = 0; f < 3; ++f) {
+    for (int f = 0; f < nf; ++f) {
       const Index nb = e2e(e, f);
       if (nb < 0 || cracked[e2f(e, f)]) continue;
       for (int k = 0; k < npf; ++k) {
@@ -119,13 +122,19 @@ void expect_exact(const Fixture &fx, const CrackedMesh &cm, const std::vector<ui
     if (f2e(f, 1) < 0) continue;
     const Index e0 = f2e(f, 0), e1 = f2e(f, 1);
     const int l0 = f2l(f, 0), l1 = f2l(f, 1);
-    // The facet's nodes seen from each side, matched corner to corner (reversed orientation).
+    // The facet's nodes seen from each side, matched by their input node.
     for (int k = 0; k < npf; ++k) {
-      const int kk = k == 0 ? 1 : k == 1 ? 0 : k;
+      const Index input = fx.host.conn[std::size_t(e0) * npe + facet_node(type, l0, k)];
+      int kk = 0;
+      while (kk < npf && fx.host.conn[std::size_t(e1) * npe + facet_node(type, l1, kk)] != input)
+        ++kk;
+      ASSERT_LT(kk, npf) << "facet " << f << "'s sides hold different nodes";
       const Index a = conn(e0, facet_node(type, l0, k)), b = conn(e1, facet_node(type, l1, kk));
       EXPECT_EQ(ancestor(parent, a), ancestor(parent, b));
-      // Mid-side nodes always split; a corner may stay shared at a crack tip (checked below).
-      if (cracked[f] && k >= 2) EXPECT_NE(a, b) << "mid-side node shared across the crack at facet " << f;
+      // In 2D mid-side nodes always split (their star is the facet's two elements); a corner, or in
+      // 3D any node of a crack front's edge, may stay shared (the fans below decide).
+      if (cracked[f] && k >= 2 && fx.mesh.dim == 2)
+        EXPECT_NE(a, b) << "mid-side node shared across the crack at facet " << f;
       if (!cracked[f]) EXPECT_EQ(a, b) << "intact facet " << f << " no longer shares its nodes";
     }
     EXPECT_EQ(f2c(f) >= 0, bool(cracked[f]));
@@ -134,13 +143,14 @@ void expect_exact(const Fixture &fx, const CrackedMesh &cm, const std::vector<ui
       ASSERT_LT(c, cm.num_cohesive());
       EXPECT_EQ(c2f(c), f);
     }
-    // The walks' copy of the crack state, on both sides, and of the adjacency.
-    EXPECT_EQ(bool(links(e0).side[l0] & ElementLinks::kCracked), bool(cracked[f])) << "facet " << f;
-    EXPECT_EQ(bool(links(e1).side[l1] & ElementLinks::kCracked), bool(cracked[f])) << "facet " << f;
-    EXPECT_EQ(links(e0).neighbor[l0], e1);
-    EXPECT_EQ(links(e1).neighbor[l1], e0);
-    EXPECT_EQ(links(e0).side[l0] & 3, l1);
-    EXPECT_EQ(links(e1).side[l1] & 3, l0);
+    if (fx.mesh.dim == 2) { // the walks' copy of the crack state, on both sides, and of the adjacency
+      EXPECT_EQ(bool(links(e0).side[l0] & ElementLinks::kCracked), bool(cracked[f])) << "facet " << f;
+      EXPECT_EQ(bool(links(e1).side[l1] & ElementLinks::kCracked), bool(cracked[f])) << "facet " << f;
+      EXPECT_EQ(links(e0).neighbor[l0], e1);
+      EXPECT_EQ(links(e1).neighbor[l1], e0);
+      EXPECT_EQ(links(e0).side[l0] & 3, l1);
+      EXPECT_EQ(links(e1).side[l1] & 3, l0);
+    }
     cohesive += cracked[f];
   }
   EXPECT_EQ(cm.num_cohesive(), cohesive);
@@ -158,6 +168,17 @@ void expect_exact(const Fixture &fx, const CrackedMesh &cm, const std::vector<ui
       const auto [jt, fresh2] = node2fan.emplace(n, r);
       EXPECT_EQ(jt->second, r) << "node " << n << " is shared by elements on two sides of a crack";
     }
+}
+
+/// Meshes for the random cracks: a disc and an open annulus (2D); a box of Kuhn cells, the same
+/// perturbed, and the Gmsh box of test/data (3D).
+std::vector<HostMesh> meshes_of(ElementType type) {
+  if (element_info(type).dim == 2)
+    return {generate_disc(type, 32, 6, 1.0), generate_annulus(type, 24, 5, 0.5, 1.0, 1.1, 270.0)};
+  HostMesh perturbed = generate_box(type, 4, 3, 3, 1.0, 0.8, 0.7);
+  perturb_nodes(perturbed, 0.3, 9);
+  return {generate_box(type, 3, 4, 2, 1.0, 1.0, 1.0), perturbed,
+          read_gmsh_mesh(std::string(FEGPU_SOURCE_DIR) + "/test/data/box_" + type_name(type) + ".msh")};
 }
 
 } // namespace
@@ -210,6 +231,100 @@ TEST(Insertion, FullFragmentationOfPerturbedCrossMeshesIsExact) {
   }
 }
 
+/// The interior facets of a mesh counted from its connectivity alone: the sets of corners that two
+/// elements' facets share.
+Index interior_facets(const HostMesh &h) {
+  const ElementInfo info = element_info(h.type);
+  const int corners = h.dim == 3 ? 3 : 2;
+  std::map<std::array<Index, 3>, int> seen;
+  for (std::size_t e = 0; e < h.conn.size() / info.nodes; ++e)
+    for (int f = 0; f < info.facets; ++f) {
+      std::array<Index, 3> key{-1, -1, -1};
+      for (int k = 0; k < corners; ++k)
+        key[k] = h.conn[e * info.nodes + facet_node(h.type, f, k)];
+      std::sort(key.begin(), key.begin() + corners);
+      ++seen[key];
+    }
+  Index n = 0;
+  for (const auto &[key, count] : seen)
+    n += count == 2;
+  return n;
+}
+
+// Table A.2's case in 3D: every interior face of a tetrahedral mesh cracked at once leaves each
+// element its own nodes (4 a TET4, 10 a TET10) and a cohesive element per interior face, counted
+// from the connectivity; on boxes of two sizes, a perturbed one and the Gmsh box, every strategy.
+TEST(Insertion, FullFragmentationOfTetrahedraIsExact) {
+  for (ElementType type : {ElementType::Tet4, ElementType::Tet10}) {
+    std::vector<HostMesh> meshes = meshes_of(type);
+    meshes.push_back(generate_box(type, 7, 5, 6, 1.0, 1.0, 1.0));
+    for (const HostMesh &h : meshes) {
+      const Fixture fx(h);
+      const Index ne = fx.mesh.num_elems(), interior = interior_facets(h);
+      ASSERT_EQ(interior, fx.topo.num_facets - fx.topo.num_boundary_facets);
+      const auto all = pick(fx.topo, 2.0, 1);
+      for (auto s : {CounterStrategy::Deterministic, CounterStrategy::GlobalAtomic, CounterStrategy::TeamAtomic}) {
+        CrackedMesh cm(fx.mesh, fx.topo, fx.col);
+        cm.fracture(to_device(all), s);
+        EXPECT_EQ(cm.num_nodes(), element_info(type).nodes * ne) << type_name(type) << " " << to_string(s);
+        EXPECT_EQ(cm.num_cohesive(), interior) << type_name(type) << " " << to_string(s);
+      }
+      CrackedMesh cm(fx.mesh, fx.topo, fx.col);
+      cm.fracture(to_device(all), CounterStrategy::Deterministic);
+      expect_exact(fx, cm, all);
+    }
+  }
+}
+
+// Plane cracks through a box of unit Kuhn cells (4 x 6 x 5), on the plane x = 2, counted by hand.
+// Every node of a crack that splits its star in two gains one copy; the nodes of the crack's front
+// (its edge inside the box) stay whole. The plane's nodes are the lattice of cell corners (TET4)
+// or of half cells (TET10: every half-lattice point is a corner or an edge's middle).
+// - through the box: every node of the plane, (ny + 1)(nz + 1) = 42 or (2 ny + 1)(2 nz + 1) = 143;
+// - a patch of 3 x 2 cells inside (y in [1, 4], z in [1, 3]): the nodes strictly inside,
+//   2 x 1 = 2 or 5 x 3 = 15;
+// - a patch of 3 x 3 cells on the face y = 0 (y in [0, 3], z in [1, 4]): the nodes with y < 3 and
+//   z strictly inside, 3 x 2 = 6 or 6 x 5 = 30: the crack's nodes on the boundary split, its
+//   front's do not.
+TEST(Insertion, PlaneCracksInABoxSplitTheNodesAHandCountGives) {
+  struct Cut {
+    double y0, y1, z0, z1;
+    Index tet4, tet10;
+  };
+  const Cut cuts[] = {{0, 6, 0, 5, 42, 143}, {1, 4, 1, 3, 2, 15}, {0, 3, 1, 4, 6, 30}};
+  for (ElementType type : {ElementType::Tet4, ElementType::Tet10}) {
+    const Fixture fx(generate_box(type, 4, 6, 5, 4.0, 6.0, 5.0));
+    const auto f2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fx.topo.facet2elem);
+    const auto f2l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fx.topo.facet2local);
+    const int npe = element_info(type).nodes;
+    for (const Cut &cut : cuts) {
+      std::vector<uint8_t> flags(fx.topo.num_facets, 0);
+      Index faces = 0;
+      for (Index f = 0; f < fx.topo.num_facets; ++f) {
+        double c[3] = {0, 0, 0};
+        bool on = true;
+        for (int k = 0; k < 3; ++k) {
+          const Index n = fx.host.conn[std::size_t(f2e(f, 0)) * npe + facet_node(type, f2l(f, 0), k)];
+          on = on && fx.host.xyz[3 * n] == 2.0;
+          for (int d = 0; d < 3; ++d)
+            c[d] += fx.host.xyz[3 * n + d] / 3;
+        }
+        flags[f] = on && c[1] > cut.y0 && c[1] < cut.y1 && c[2] > cut.z0 && c[2] < cut.z1;
+        faces += flags[f];
+      }
+      ASSERT_EQ(faces, Index(2 * (cut.y1 - cut.y0) * (cut.z1 - cut.z0))); // two triangles a cell face
+      for (auto s : {CounterStrategy::Deterministic, CounterStrategy::GlobalAtomic, CounterStrategy::TeamAtomic}) {
+        CrackedMesh cm(fx.mesh, fx.topo, fx.col);
+        cm.fracture(to_device(flags), s);
+        EXPECT_EQ(cm.num_nodes() - fx.mesh.num_nodes(), type == ElementType::Tet4 ? cut.tet4 : cut.tet10)
+            << type_name(type) << " " << to_string(s) << " cut y " << cut.y0 << "-" << cut.y1;
+        EXPECT_EQ(cm.num_cohesive(), faces);
+        if (s == CounterStrategy::Deterministic) expect_exact(fx, cm, flags);
+      }
+    }
+  }
+}
+
 // A mesh may carry nodes that no element uses. They stay where they are, and the room a full
 // fracture takes (at most one node per element corner and side, which is exactly what it needs)
 // counts them: every strategy ends with 6 per element plus the unused ones, in place.
@@ -235,7 +350,7 @@ class RandomFacets : public ::testing::TestWithParam<std::tuple<ElementType, Cou
 
 TEST_P(RandomFacets, MatchTheSerialReferenceInOneAndTwoRounds) {
   const auto [type, strategy] = GetParam();
-  for (const HostMesh &h : {generate_disc(type, 32, 6, 1.0), generate_annulus(type, 24, 5, 0.5, 1.0, 1.1, 270.0)}) {
+  for (const HostMesh &h : meshes_of(type)) {
     const Fixture fx(h);
     for (double fraction : {0.05, 0.3, 0.8}) {
       const auto first = pick(fx.topo, fraction, 7);
@@ -268,17 +383,17 @@ TEST_P(RandomFacets, MatchTheSerialReferenceInOneAndTwoRounds) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllStrategies, RandomFacets,
-                         ::testing::Combine(::testing::Values(ElementType::Tri3, ElementType::Tri6),
-                                            ::testing::Values(CounterStrategy::Deterministic,
-                                                              CounterStrategy::GlobalAtomic,
-                                                              CounterStrategy::TeamAtomic)));
+INSTANTIATE_TEST_SUITE_P(
+    AllStrategies, RandomFacets,
+    ::testing::Combine(::testing::Values(ElementType::Tri3, ElementType::Tri6, ElementType::Tet4, ElementType::Tet10),
+                       ::testing::Values(CounterStrategy::Deterministic, CounterStrategy::GlobalAtomic,
+                                         CounterStrategy::TeamAtomic)));
 
 TEST(Insertion, NodalFieldsCarryOverUnchangedForEveryElement) {
   // A field that differs on the two sides of the first cracks (as displacements do once cracks
   // open); after a second round, every element must still see the values it saw before.
-  for (auto type : {ElementType::Tri3, ElementType::Tri6}) {
-    const Fixture fx(generate_disc(type, 32, 6, 1.0));
+  for (auto type : {ElementType::Tri3, ElementType::Tri6, ElementType::Tet4, ElementType::Tet10}) {
+    const Fixture fx(meshes_of(type)[1]);
     CrackedMesh cm(fx.mesh, fx.topo, fx.col);
     const auto first = pick(fx.topo, 0.4, 21);
     cm.fracture(to_device(first), CounterStrategy::GlobalAtomic);
@@ -312,19 +427,26 @@ TEST(Insertion, NodalFieldsCarryOverUnchangedForEveryElement) {
 }
 
 TEST(Insertion, DeterministicModeIsBitwiseRepeatable) {
-  const Fixture fx(generate_disc(ElementType::Tri6, 64, 12, 1.0));
-  const auto flags = to_device(pick(fx.topo, 0.4, 3));
-  CrackedMesh a(fx.mesh, fx.topo, fx.col), b(fx.mesh, fx.topo, fx.col);
-  a.fracture(flags, CounterStrategy::Deterministic);
-  b.fracture(flags, CounterStrategy::Deterministic);
-  auto ca = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.elem2node);
-  auto cb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.elem2node);
-  for (std::size_t i = 0; i < ca.size(); ++i)
-    ASSERT_EQ(ca.data()[i], cb.data()[i]);
-  auto pa = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.coh2facet);
-  auto pb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.coh2facet);
-  for (Index i = 0; i < a.num_cohesive(); ++i)
-    ASSERT_EQ(pa(i), pb(i));
+  for (const HostMesh &h :
+       {generate_disc(ElementType::Tri6, 64, 12, 1.0), generate_box(ElementType::Tet10, 10, 8, 9, 1.0, 1.0, 1.0)}) {
+    const Fixture fx(h);
+    const auto flags = to_device(pick(fx.topo, 0.4, 3));
+    CrackedMesh a(fx.mesh, fx.topo, fx.col), b(fx.mesh, fx.topo, fx.col);
+    a.fracture(flags, CounterStrategy::Deterministic);
+    b.fracture(flags, CounterStrategy::Deterministic);
+    auto ca = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.elem2node);
+    auto cb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.elem2node);
+    for (std::size_t i = 0; i < ca.size(); ++i)
+      ASSERT_EQ(ca.data()[i], cb.data()[i]) << type_name(h.type);
+    auto pa = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.coh2facet);
+    auto pb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.coh2facet);
+    auto na = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.new2old);
+    auto nb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.new2old);
+    for (Index i = 0; i < a.num_cohesive(); ++i)
+      ASSERT_EQ(pa(i), pb(i)) << type_name(h.type);
+    for (Index i = 0; i < a.num_nodes(); ++i)
+      ASSERT_EQ(na(i), nb(i)) << type_name(h.type);
+  }
 }
 
 // A few facets (a running crack's step) take the one-thread pass; it must decide and number

@@ -120,6 +120,103 @@ template <int NPE> Insert<NPE> make_insert(CrackedMesh &m, const DeviceView<uint
   return {m.elem2node, m.links, m.topology.elem2facet, m.facet2coh, flag, m.new2old, m.coh2facet};
 }
 
+/// A tetrahedral mesh's insertion, a node of the input mesh at a time (one thread each, so no
+/// colouring: a thread writes only its node's slots of the connectivity). The node's star (its
+/// elements) falls into pieces joined through the faces holding the node that stay whole (the
+/// faces cracked before and now); each piece must carry a node of its own. A piece whose elements'
+/// current node another piece of lower position already carries takes a new node, so a node split
+/// before keeps its id on one side. The same test serves a TET10 mid-edge node, whose star is its
+/// edge's fan. The cohesive element of a flagged face is made by the thread of the face's first
+/// corner as its owner element (facet2elem(f, 0)) lists it. `apply` false counts, true fills from
+/// the bases, as Insert does; the star's elements are searched in node2elem's ascending order.
+template <int NPE> struct NodeStar {
+  static constexpr ElementType type = NPE == 4 ? ElementType::Tet4 : ElementType::Tet10;
+  static constexpr int kFaces = 4, kFaceNodes = NPE == 4 ? 3 : 6;
+  static constexpr int kMaxStar = 255; // positions and roots in a byte
+  ConnView conn, original;
+  IndexView star_offsets, stars;
+  DeviceView<Index **> e2e, e2f;
+  DeviceView<Index *[2]> f2e;
+  IndexView facet2coh;
+  DeviceView<uint8_t *> flag;
+  IndexView new2old;
+  IndexView coh2facet;
+  IndexView too_large; // (1): nodes whose star exceeds kMaxStar
+
+  KOKKOS_INLINE_FUNCTION bool cracked(Index f) const { return flag(f) || facet2coh(f) >= 0; }
+  KOKKOS_INLINE_FUNCTION static bool holds(int face, int a) {
+    for (int k = 0; k < kFaceNodes; ++k)
+      if (facet_node(type, face, k) == a) return true;
+    return false;
+  }
+  KOKKOS_INLINE_FUNCTION static int root(const uint8_t *parent, int i) {
+    while (parent[i] != i)
+      i = parent[i];
+    return i;
+  }
+
+  KOKKOS_INLINE_FUNCTION Kokkos::pair<Index, Index> operator()(Index o, bool apply, Index node_base, Index coh_base,
+                                                               unsigned * = nullptr) const {
+    const Index s0 = star_offsets(o), s = star_offsets(o + 1) - s0;
+    if (s > kMaxStar) {
+      if (!apply) Kokkos::atomic_add(&too_large(0), Index(1));
+      return {0, 0};
+    }
+    uint8_t parent[kMaxStar], local[kMaxStar];
+    for (int i = 0; i < s; ++i) {
+      const Index e = stars(s0 + i);
+      parent[i] = static_cast<uint8_t>(i);
+      for (int a = 0; a < NPE; ++a)
+        if (original(e, a) == o) local[i] = static_cast<uint8_t>(a);
+    }
+    Index cohs = 0;
+    for (int i = 0; i < s; ++i) {
+      const Index e = stars(s0 + i);
+      for (int k = 0; k < kFaces; ++k) {
+        if (!holds(k, local[i])) continue;
+        const Index f = e2f(e, k);
+        if (flag(f) && f2e(f, 0) == e && facet_node(type, k, 0) == local[i]) { // o owns the new cohesive element
+          if (apply) {
+            coh2facet(coh_base + cohs) = f;
+            facet2coh(f) = coh_base + cohs;
+          }
+          ++cohs;
+        }
+        const Index nb = e2e(e, k);
+        if (nb < e || cracked(f)) continue; // each whole face once, from its lower element; none on the boundary
+        int lo = i + 1, hi = static_cast<int>(s) - 1; // nb > e: after i in the ascending star
+        while (lo < hi) {
+          const int mid = (lo + hi) / 2;
+          if (stars(s0 + mid) < nb)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        const int ri = root(parent, i), rj = root(parent, lo);
+        if (ri != rj)
+          parent[ri > rj ? ri : rj] = static_cast<uint8_t>(ri > rj ? rj : ri); // a root is its piece's first
+      }
+    }
+    Index nodes = 0;
+    for (int r = 0; r < s; ++r) {
+      if (root(parent, r) != r) continue;
+      const Index current = conn(stars(s0 + r), local[r]);
+      bool taken = false; // by a piece before r
+      for (int q = 0; q < r && !taken; ++q)
+        taken = root(parent, q) == q && conn(stars(s0 + q), local[q]) == current;
+      if (!taken) continue;
+      if (apply) {
+        const Index id = node_base + nodes;
+        new2old(id) = current;
+        for (int i = r; i < s; ++i)
+          if (root(parent, i) == r) conn(stars(s0 + i), local[i]) = id;
+      }
+      ++nodes;
+    }
+    return {nodes, cohs};
+  }
+};
+
 constexpr int kShift = 32; // packed scan value: nodes in the high word, cohesive elements in the low
 
 } // namespace
@@ -150,8 +247,8 @@ Index window(Index n, int colors) {
 /// colour's first new node and cohesive element are bases(c), and the scan leaves the next
 /// colour's in bases(c + 1): the counts stay on the device from colour to colour (reading each
 /// colour's total on the host waited for the device 13 times an insertion on the PMMA mesh).
-template <int NPE>
-void deterministic(const Insert<NPE> &ins, const IndexView &elems, Index begin, Index end, Index threads,
+template <class Ins>
+void deterministic(const Ins &ins, const IndexView &elems, Index begin, Index end, Index threads,
                    const DeviceView<Index *[3]> &local, const CountBases &bases, int c) {
   const Index n = end - begin;
   Kokkos::parallel_for(
@@ -185,8 +282,8 @@ void deterministic(const Insert<NPE> &ins, const IndexView &elems, Index begin, 
       });
 }
 
-template <int NPE>
-void global_atomic(const Insert<NPE> &ins, const IndexView &elems, Index begin, Index end, Index threads,
+template <class Ins>
+void global_atomic(const Ins &ins, const IndexView &elems, Index begin, Index end, Index threads,
                    const CountBases &counter) {
   Kokkos::parallel_for(
       "fegpu::cohesive::insert_global_atomic", range(0, threads), KOKKOS_LAMBDA(Index t) {
@@ -205,8 +302,8 @@ void global_atomic(const Insert<NPE> &ins, const IndexView &elems, Index begin, 
 /// The seed's appendix A: threads of a team take offsets from a counter in team scratch memory;
 /// one thread per team then reserves the team's block with a single global atomic. Teams sweep
 /// the colour's chunks of elements as the threads above sweep its elements.
-template <int NPE>
-void team_atomic(const Insert<NPE> &ins, const IndexView &elems, Index begin, Index end, Index threads,
+template <class Ins>
+void team_atomic(const Ins &ins, const IndexView &elems, Index begin, Index end, Index threads,
                  const CountBases &counter, const DeviceView<Index *[3]> &local) {
   constexpr Index chunk = 256;
   const Index n = end - begin, chunks = (n + chunk - 1) / chunk;
@@ -304,11 +401,11 @@ void run(CrackedMesh &m, const DeviceView<uint8_t *> &flag, Index flagged, Count
   for (int c = 0; c < (few ? 0 : col.num_colors); ++c) {
     const Index b = col.offsets_h[c], e = col.offsets_h[c + 1], threads = window(e - b, col.num_colors);
     if (s == CounterStrategy::Deterministic)
-      deterministic<NPE>(ins, elems, b, e, threads, local, bases, c);
+      deterministic(ins, elems, b, e, threads, local, bases, c);
     else if (s == CounterStrategy::GlobalAtomic)
-      global_atomic<NPE>(ins, elems, b, e, threads, bases);
+      global_atomic(ins, elems, b, e, threads, bases);
     else
-      team_atomic<NPE>(ins, elems, b, e, threads, bases, local);
+      team_atomic(ins, elems, b, e, threads, bases, local);
   }
   // The one wait for the device of an insertion: the new counts.
   const int last = s == CounterStrategy::Deterministic ? col.num_colors : 0;
@@ -317,6 +414,65 @@ void run(CrackedMesh &m, const DeviceView<uint8_t *> &flag, Index flagged, Count
                     Kokkos::subview(bases, last, Kokkos::ALL));
   nodes = h[0];
   cohs = h[1];
+}
+
+/// A tetrahedral mesh's insertion (NodeStar): the input nodes of the flagged faces listed in
+/// ascending order, then one launch over them (or the three of the deterministic count, scan and
+/// fill), a thread a node. Returns the number of nodes whose star was too large to split.
+template <int NPE>
+Index run_stars(CrackedMesh &m, const ConnView &original, const DeviceView<uint8_t *> &flag, CounterStrategy s,
+                const DeviceView<Index *[3]> &local, const CountBases &bases, const IndexView &touched,
+                const IndexView &list, const IndexView &too_large, Index &nodes, Index &cohs) {
+  constexpr ElementType type = NodeStar<NPE>::type;
+  constexpr int npf = NodeStar<NPE>::kFaceNodes;
+  const auto f2e = m.topology.facet2elem;
+  const auto f2l = m.topology.facet2local;
+  const Index no = static_cast<Index>(touched.extent(0));
+  Kokkos::deep_copy(ExecSpace(), touched, 0);
+  Kokkos::deep_copy(ExecSpace(), too_large, 0);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::star_touch", range(0, static_cast<Index>(flag.extent(0))), KOKKOS_LAMBDA(Index f) {
+        if (!flag(f)) return;
+        const Index e = f2e(f, 0);
+        for (int k = 0; k < npf; ++k)
+          touched(original(e, facet_node(type, f2l(f, 0), k))) = 1; // the same value from every writer
+      });
+  Index n = 0;
+  Kokkos::parallel_scan(
+      "fegpu::cohesive::star_list", range(0, no),
+      KOKKOS_LAMBDA(Index o, Index & k, bool final) {
+        if (!touched(o)) return;
+        if (final) list(k) = o;
+        ++k;
+      },
+      n);
+  const NodeStar<NPE> star{m.elem2node,
+                           original,
+                           m.topology.node2elem.offsets,
+                           m.topology.node2elem.indices,
+                           m.topology.elem2elem,
+                           m.topology.elem2facet,
+                           f2e,
+                           m.facet2coh,
+                           flag,
+                           m.new2old,
+                           m.coh2facet,
+                           too_large};
+  set_bases(bases, nodes, cohs);
+  if (s == CounterStrategy::Deterministic)
+    deterministic(star, list, 0, n, n, local, bases, 0);
+  else if (s == CounterStrategy::GlobalAtomic)
+    global_atomic(star, list, 0, n, n, bases);
+  else
+    team_atomic(star, list, 0, n, n, bases, local);
+  const int last = s == CounterStrategy::Deterministic ? 1 : 0;
+  Index h[2], large = 0;
+  Kokkos::deep_copy(Kokkos::View<Index[2], Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h),
+                    Kokkos::subview(bases, last, Kokkos::ALL));
+  Kokkos::deep_copy(large, Kokkos::subview(too_large, 0));
+  nodes = h[0];
+  cohs = h[1];
+  return large;
 }
 
 Index count_flags(const DeviceView<uint8_t *> &flag, const IndexView &facet2coh, const DeviceView<Index *[2]> &f2e) {
@@ -407,7 +563,10 @@ void identity(const IndexView &v, Index n) {
 
 CrackedMesh::CrackedMesh(const Mesh &mesh, const Topology &t, const Coloring &c)
     : type(mesh.type), topology(t), coloring(c), num_nodes_(mesh.num_nodes()), num_cohesive_(0) {
-  FEGPU_CHECK(type == ElementType::Tri3 || type == ElementType::Tri6, "cohesive insertion needs T3 or T6");
+  FEGPU_CHECK(type == ElementType::Tri3 || type == ElementType::Tri6 || type == ElementType::Tet4 ||
+                  type == ElementType::Tet10,
+              "cohesive insertion needs T3, T6, TET4 or TET10");
+  const bool solid = element_info(type).dim == 3;
   elem2node = ConnView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::elem2node"), mesh.num_elems(),
                        mesh.nodes_per_elem());
   Kokkos::deep_copy(elem2node, mesh.elem2node);
@@ -417,11 +576,18 @@ CrackedMesh::CrackedMesh(const Mesh &mesh, const Topology &t, const Coloring &c)
   Kokkos::deep_copy(facet2coh, -1);
   coh2facet = IndexView("fegpu::cohesive::coh2facet", 0);
   unused_nodes_ = insertion_kernels::unused_nodes(t.node2elem);
-  links = insertion_kernels::links(t);
+  if (!solid) links = insertion_kernels::links(t);
   local_ = DeviceView<Index *[3]>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::offsets"),
-                                  coloring.largest());
-  bases_ =
-      CountBases(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::bases"), coloring.num_colors + 1);
+                                  solid ? num_nodes_ : coloring.largest());
+  bases_ = CountBases(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::bases"),
+                      solid ? 2 : coloring.num_colors + 1);
+  if (solid) { // the node stars' input connectivity and their lists (NodeStar)
+    original_ = mesh.elem2node;
+    touched_ = IndexView("fegpu::cohesive::touched", num_nodes_);
+    touched_list_ =
+        IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::touched_list"), num_nodes_);
+    too_large_ = IndexView("fegpu::cohesive::too_large", 1);
+  }
 }
 
 void CrackedMesh::reserve(Index nodes, Index cohesive) { grow(nodes, cohesive, true); }
@@ -493,10 +659,20 @@ Index CrackedMesh::fracture(const DeviceView<uint8_t *> &facets, CounterStrategy
   const Index most = std::min(num_nodes_ + per_facet * flagged, unused_nodes_ + static_cast<Index>(elem2node.span()));
   grow(most, num_cohesive_ + flagged, false);
   const Index before = num_cohesive_;
+  Index large = 0;
   if (type == ElementType::Tri3)
     insertion_kernels::run<3>(*this, facets, flagged, strategy, local_, bases_, num_nodes_, num_cohesive_);
-  else
+  else if (type == ElementType::Tri6)
     insertion_kernels::run<6>(*this, facets, flagged, strategy, local_, bases_, num_nodes_, num_cohesive_);
+  else if (type == ElementType::Tet4)
+    large = insertion_kernels::run_stars<4>(*this, original_, facets, strategy, local_, bases_, touched_, touched_list_,
+                                            too_large_, num_nodes_, num_cohesive_);
+  else
+    large = insertion_kernels::run_stars<10>(*this, original_, facets, strategy, local_, bases_, touched_,
+                                             touched_list_, too_large_, num_nodes_, num_cohesive_);
+  if (large > 0)
+    throw RunError("cohesive insertion: " + std::to_string(large) + " nodes are shared by more than " +
+                   std::to_string(NodeStar<4>::kMaxStar) + " elements");
   FEGPU_CHECK(num_cohesive_ - before == flagged, "every flagged facet becomes one cohesive element");
   return flagged;
 }

@@ -1,6 +1,6 @@
 #pragma once
 /// \file insertion.hpp
-/// Topologically exact insertion of extrinsic cohesive elements into a 2D T3/T6 mesh (the seed's
+/// Topologically exact insertion of extrinsic cohesive elements into a T3/T6 mesh (the seed's
 /// chapter 6 and appendix A): a fractured facet becomes a cohesive element and its nodes are
 /// duplicated where the crack makes that necessary. Colour by colour, one thread per element that
 /// owns a facet to fracture (the owner is the element of smaller id) walks around each corner node
@@ -9,6 +9,9 @@
 /// stays shared. Mid-side nodes always split. New nodes record the node they were split from in
 /// `new2old`, through which every nodal field is carried over (sources()). On a GPU the threads
 /// sweep each colour in a window sized to the L2 cache (window() in insertion.cpp).
+/// Tetrahedra (TET4, TET10) take no walk and no colour: a thread per input node of the cracked
+/// faces splits its star of elements into the pieces that whole faces join (NodeStar in
+/// insertion.cpp), with the same three counter strategies.
 #include "fegpu/io/checkpoint.hpp"
 #include "fegpu/mesh/coloring.hpp"
 #include "fegpu/mesh/mesh.hpp"
@@ -116,6 +119,10 @@ private:
   CountBases bases_;             // (colour + 1): first new node and cohesive element; the atomic
                                  // strategies' counters in row 0
   Growing<Index> old_of_{"fegpu::cohesive::old_of"}, sources_{"fegpu::cohesive::sources"};
+  // Tetrahedra (node stars): the input connectivity, the input nodes of an insertion's faces
+  // (flags, then their list), and the count of stars too large to split.
+  ConnView original_;
+  IndexView touched_, touched_list_, too_large_;
 };
 
 } // namespace fegpu::cohesive
