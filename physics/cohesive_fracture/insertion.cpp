@@ -1,6 +1,6 @@
 /// \file insertion.cpp
 /// Cohesive-element insertion kernels (see insertion.hpp).
-#include "insertion.hpp"
+#include "counters.hpp"
 
 #include "fegpu/core/error.hpp"
 #include "fegpu/driver/progress.hpp"
@@ -120,109 +120,16 @@ template <int NPE> Insert<NPE> make_insert(CrackedMesh &m, const DeviceView<uint
   return {m.elem2node, m.links, m.topology.elem2facet, m.facet2coh, flag, m.new2old, m.coh2facet};
 }
 
-/// A tetrahedral mesh's insertion, a node of the input mesh at a time (one thread each, so no
-/// colouring: a thread writes only its node's slots of the connectivity). The node's star (its
-/// elements) falls into pieces joined through the faces holding the node that stay whole (the
-/// faces cracked before and now); each piece must carry a node of its own. A piece whose elements'
-/// current node another piece of lower position already carries takes a new node, so a node split
-/// before keeps its id on one side. The same test serves a TET10 mid-edge node, whose star is its
-/// edge's fan. The cohesive element of a flagged face is made by the thread of the face's first
-/// corner as its owner element (facet2elem(f, 0)) lists it. `apply` false counts, true fills from
-/// the bases, as Insert does; the star's elements are searched in node2elem's ascending order.
-template <int NPE> struct NodeStar {
-  static constexpr ElementType type = NPE == 4 ? ElementType::Tet4 : ElementType::Tet10;
-  static constexpr int kFaces = 4, kFaceNodes = NPE == 4 ? 3 : 6;
-  static constexpr int kMaxStar = 255; // positions and roots in a byte
-  ConnView conn, original;
-  IndexView star_offsets, stars;
-  DeviceView<Index **> e2e, e2f;
-  DeviceView<Index *[2]> f2e;
-  IndexView facet2coh;
-  DeviceView<uint8_t *> flag;
-  IndexView new2old;
-  IndexView coh2facet;
-  IndexView too_large; // (1): nodes whose star exceeds kMaxStar
-
-  KOKKOS_INLINE_FUNCTION bool cracked(Index f) const { return flag(f) || facet2coh(f) >= 0; }
-  KOKKOS_INLINE_FUNCTION static bool holds(int face, int a) {
-    for (int k = 0; k < kFaceNodes; ++k)
-      if (facet_node(type, face, k) == a) return true;
-    return false;
-  }
-  KOKKOS_INLINE_FUNCTION static int root(const uint8_t *parent, int i) {
-    while (parent[i] != i)
-      i = parent[i];
-    return i;
-  }
-
-  KOKKOS_INLINE_FUNCTION Kokkos::pair<Index, Index> operator()(Index o, bool apply, Index node_base, Index coh_base,
-                                                               unsigned * = nullptr) const {
-    const Index s0 = star_offsets(o), s = star_offsets(o + 1) - s0;
-    if (s > kMaxStar) {
-      if (!apply) Kokkos::atomic_add(&too_large(0), Index(1));
-      return {0, 0};
-    }
-    uint8_t parent[kMaxStar], local[kMaxStar];
-    for (int i = 0; i < s; ++i) {
-      const Index e = stars(s0 + i);
-      parent[i] = static_cast<uint8_t>(i);
-      for (int a = 0; a < NPE; ++a)
-        if (original(e, a) == o) local[i] = static_cast<uint8_t>(a);
-    }
-    Index cohs = 0;
-    for (int i = 0; i < s; ++i) {
-      const Index e = stars(s0 + i);
-      for (int k = 0; k < kFaces; ++k) {
-        if (!holds(k, local[i])) continue;
-        const Index f = e2f(e, k);
-        if (flag(f) && f2e(f, 0) == e && facet_node(type, k, 0) == local[i]) { // o owns the new cohesive element
-          if (apply) {
-            coh2facet(coh_base + cohs) = f;
-            facet2coh(f) = coh_base + cohs;
-          }
-          ++cohs;
-        }
-        const Index nb = e2e(e, k);
-        if (nb < e || cracked(f)) continue; // each whole face once, from its lower element; none on the boundary
-        int lo = i + 1, hi = static_cast<int>(s) - 1; // nb > e: after i in the ascending star
-        while (lo < hi) {
-          const int mid = (lo + hi) / 2;
-          if (stars(s0 + mid) < nb)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
-        const int ri = root(parent, i), rj = root(parent, lo);
-        if (ri != rj)
-          parent[ri > rj ? ri : rj] = static_cast<uint8_t>(ri > rj ? rj : ri); // a root is its piece's first
-      }
-    }
-    Index nodes = 0;
-    for (int r = 0; r < s; ++r) {
-      if (root(parent, r) != r) continue;
-      const Index current = conn(stars(s0 + r), local[r]);
-      bool taken = false; // by a piece before r
-      for (int q = 0; q < r && !taken; ++q)
-        taken = root(parent, q) == q && conn(stars(s0 + q), local[q]) == current;
-      if (!taken) continue;
-      if (apply) {
-        const Index id = node_base + nodes;
-        new2old(id) = current;
-        for (int i = r; i < s; ++i)
-          if (root(parent, i) == r) conn(stars(s0 + i), local[i]) = id;
-      }
-      ++nodes;
-    }
-    return {nodes, cohs};
-  }
-};
-
-constexpr int kShift = 32; // packed scan value: nodes in the high word, cohesive elements in the low
-
 } // namespace
 
 // Named launchers (nvcc accepts no device lambda in a constructor or a private member).
 namespace insertion_kernels {
+
+/// The counts before the insertion into bases(0) (in the stream, no wait).
+void set_bases(const CountBases &bases, Index nodes, Index cohs) {
+  Kokkos::parallel_for(
+      "fegpu::cohesive::insert_bases", range(0, 1), KOKKOS_LAMBDA(Index) { bases(0, 0) = nodes, bases(0, 1) = cohs; });
+}
 
 /// How many threads sweep one colour's elements. A walk reads the links, connectivity and facet
 /// ids (about 64 bytes of T6 data per element) of the elements around its element's nodes, at
@@ -241,105 +148,6 @@ Index window(Index n, int colors) {
 #endif
   (void)colors;
   return std::max<Index>(n, 1);
-}
-
-/// Count (recording each element's needs and splits in `local`), exclusive scan, fill. The
-/// colour's first new node and cohesive element are bases(c), and the scan leaves the next
-/// colour's in bases(c + 1): the counts stay on the device from colour to colour (reading each
-/// colour's total on the host waited for the device 13 times an insertion on the PMMA mesh).
-template <class Ins>
-void deterministic(const Ins &ins, const IndexView &elems, Index begin, Index end, Index threads,
-                   const DeviceView<Index *[3]> &local, const CountBases &bases, int c) {
-  const Index n = end - begin;
-  Kokkos::parallel_for(
-      "fegpu::cohesive::insert_count", range(0, threads), KOKKOS_LAMBDA(Index t) {
-        for (Index i = t; i < n; i += threads) {
-          unsigned splits = 0;
-          const auto need = ins(elems(begin + i), false, 0, 0, &splits);
-          local(i, 0) = need.first, local(i, 1) = need.second, local(i, 2) = static_cast<Index>(splits);
-        }
-      });
-  Kokkos::parallel_scan( // one past the colour's elements: the total goes to the next colour's bases
-      "fegpu::cohesive::insert_scan", range(0, n + 1), KOKKOS_LAMBDA(Index i, int64_t & prefix, bool final) {
-        if (i == n) {
-          if (final) {
-            bases(c + 1, 0) = bases(c, 0) + Index(prefix >> kShift);
-            bases(c + 1, 1) = bases(c, 1) + Index(prefix & 0xffffffffLL);
-          }
-          return;
-        }
-        const int64_t need = (int64_t(local(i, 0)) << kShift) + local(i, 1);
-        if (final) local(i, 0) = Index(prefix >> kShift), local(i, 1) = Index(prefix & 0xffffffffLL);
-        prefix += need;
-      });
-  Kokkos::parallel_for(
-      "fegpu::cohesive::insert_fill", range(0, threads), KOKKOS_LAMBDA(Index t) {
-        const Index node0 = bases(c, 0), coh0 = bases(c, 1);
-        for (Index i = t; i < n; i += threads) {
-          unsigned splits = static_cast<unsigned>(local(i, 2));
-          ins(elems(begin + i), true, node0 + local(i, 0), coh0 + local(i, 1), &splits);
-        }
-      });
-}
-
-template <class Ins>
-void global_atomic(const Ins &ins, const IndexView &elems, Index begin, Index end, Index threads,
-                   const CountBases &counter) {
-  Kokkos::parallel_for(
-      "fegpu::cohesive::insert_global_atomic", range(0, threads), KOKKOS_LAMBDA(Index t) {
-        for (Index i = begin + t; i < end; i += threads) {
-          const Index e = elems(i);
-          unsigned splits = 0;
-          const auto need = ins(e, false, 0, 0, &splits);
-          if (!(need.first | need.second)) continue;
-          const Index nb = Kokkos::atomic_fetch_add(&counter(0, 0), need.first);
-          const Index cb = Kokkos::atomic_fetch_add(&counter(0, 1), need.second);
-          ins(e, true, nb, cb, &splits);
-        }
-      });
-}
-
-/// The seed's appendix A: threads of a team take offsets from a counter in team scratch memory;
-/// one thread per team then reserves the team's block with a single global atomic. Teams sweep
-/// the colour's chunks of elements as the threads above sweep its elements.
-template <class Ins>
-void team_atomic(const Ins &ins, const IndexView &elems, Index begin, Index end, Index threads,
-                 const CountBases &counter, const DeviceView<Index *[3]> &local) {
-  constexpr Index chunk = 256;
-  const Index n = end - begin, chunks = (n + chunk - 1) / chunk;
-  const Index league = std::clamp<Index>(threads / chunk, 1, std::max<Index>(chunks, 1));
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  using Member = Policy::member_type;
-  Kokkos::parallel_for(
-      "fegpu::cohesive::insert_team_atomic",
-      Policy(league, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(4 * sizeof(Index))),
-      KOKKOS_LAMBDA(const Member &team) {
-        Index *shared = static_cast<Index *>(team.team_shmem().get_shmem(4 * sizeof(Index)));
-        for (Index ch = team.league_rank(); ch < chunks; ch += league) {
-          Kokkos::single(Kokkos::PerTeam(team), [&]() { shared[0] = shared[1] = 0; });
-          team.team_barrier();
-          const Index first = ch * chunk, count = first + chunk < n ? chunk : n - first;
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](Index j) {
-            unsigned splits = 0;
-            const auto need = ins(elems(begin + first + j), false, 0, 0, &splits);
-            local(first + j, 0) = Kokkos::atomic_fetch_add(&shared[0], need.first);
-            local(first + j, 1) = Kokkos::atomic_fetch_add(&shared[1], need.second);
-            local(first + j, 2) = static_cast<Index>(splits);
-          });
-          team.team_barrier();
-          Kokkos::single(Kokkos::PerTeam(team), [&]() {
-            shared[2] = Kokkos::atomic_fetch_add(&counter(0, 0), shared[0]);
-            shared[3] = Kokkos::atomic_fetch_add(&counter(0, 1), shared[1]);
-          });
-          team.team_barrier();
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](Index j) {
-            const Index e = elems(begin + first + j);
-            unsigned splits = static_cast<unsigned>(local(first + j, 2));
-            ins(e, true, shared[2] + local(first + j, 0), shared[3] + local(first + j, 1), &splits);
-          });
-          team.team_barrier(); // the next chunk resets the counters
-        }
-      });
 }
 
 /// The deterministic insertion of a few facets (a crack running a few facets a step): the
@@ -380,12 +188,6 @@ void sequential(const Insert<NPE> &ins, const IndexView &elems, const DeviceView
       });
 }
 
-/// The counts before the insertion into bases(0) (in the stream, no wait).
-void set_bases(const CountBases &bases, Index nodes, Index cohs) {
-  Kokkos::parallel_for(
-      "fegpu::cohesive::insert_bases", range(0, 1), KOKKOS_LAMBDA(Index) { bases(0, 0) = nodes, bases(0, 1) = cohs; });
-}
-
 template <int NPE>
 void run(CrackedMesh &m, const DeviceView<uint8_t *> &flag, Index flagged, CounterStrategy s,
          const DeviceView<Index *[3]> &local, const CountBases &bases, Index &nodes, Index &cohs) {
@@ -414,65 +216,6 @@ void run(CrackedMesh &m, const DeviceView<uint8_t *> &flag, Index flagged, Count
                     Kokkos::subview(bases, last, Kokkos::ALL));
   nodes = h[0];
   cohs = h[1];
-}
-
-/// A tetrahedral mesh's insertion (NodeStar): the input nodes of the flagged faces listed in
-/// ascending order, then one launch over them (or the three of the deterministic count, scan and
-/// fill), a thread a node. Returns the number of nodes whose star was too large to split.
-template <int NPE>
-Index run_stars(CrackedMesh &m, const ConnView &original, const DeviceView<uint8_t *> &flag, CounterStrategy s,
-                const DeviceView<Index *[3]> &local, const CountBases &bases, const IndexView &touched,
-                const IndexView &list, const IndexView &too_large, Index &nodes, Index &cohs) {
-  constexpr ElementType type = NodeStar<NPE>::type;
-  constexpr int npf = NodeStar<NPE>::kFaceNodes;
-  const auto f2e = m.topology.facet2elem;
-  const auto f2l = m.topology.facet2local;
-  const Index no = static_cast<Index>(touched.extent(0));
-  Kokkos::deep_copy(ExecSpace(), touched, 0);
-  Kokkos::deep_copy(ExecSpace(), too_large, 0);
-  Kokkos::parallel_for(
-      "fegpu::cohesive::star_touch", range(0, static_cast<Index>(flag.extent(0))), KOKKOS_LAMBDA(Index f) {
-        if (!flag(f)) return;
-        const Index e = f2e(f, 0);
-        for (int k = 0; k < npf; ++k)
-          touched(original(e, facet_node(type, f2l(f, 0), k))) = 1; // the same value from every writer
-      });
-  Index n = 0;
-  Kokkos::parallel_scan(
-      "fegpu::cohesive::star_list", range(0, no),
-      KOKKOS_LAMBDA(Index o, Index & k, bool final) {
-        if (!touched(o)) return;
-        if (final) list(k) = o;
-        ++k;
-      },
-      n);
-  const NodeStar<NPE> star{m.elem2node,
-                           original,
-                           m.topology.node2elem.offsets,
-                           m.topology.node2elem.indices,
-                           m.topology.elem2elem,
-                           m.topology.elem2facet,
-                           f2e,
-                           m.facet2coh,
-                           flag,
-                           m.new2old,
-                           m.coh2facet,
-                           too_large};
-  set_bases(bases, nodes, cohs);
-  if (s == CounterStrategy::Deterministic)
-    deterministic(star, list, 0, n, n, local, bases, 0);
-  else if (s == CounterStrategy::GlobalAtomic)
-    global_atomic(star, list, 0, n, n, bases);
-  else
-    team_atomic(star, list, 0, n, n, bases, local);
-  const int last = s == CounterStrategy::Deterministic ? 1 : 0;
-  Index h[2], large = 0;
-  Kokkos::deep_copy(Kokkos::View<Index[2], Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h),
-                    Kokkos::subview(bases, last, Kokkos::ALL));
-  Kokkos::deep_copy(large, Kokkos::subview(too_large, 0));
-  nodes = h[0];
-  cohs = h[1];
-  return large;
 }
 
 Index count_flags(const DeviceView<uint8_t *> &flag, const IndexView &facet2coh, const DeviceView<Index *[2]> &f2e) {
@@ -664,15 +407,12 @@ Index CrackedMesh::fracture(const DeviceView<uint8_t *> &facets, CounterStrategy
     insertion_kernels::run<3>(*this, facets, flagged, strategy, local_, bases_, num_nodes_, num_cohesive_);
   else if (type == ElementType::Tri6)
     insertion_kernels::run<6>(*this, facets, flagged, strategy, local_, bases_, num_nodes_, num_cohesive_);
-  else if (type == ElementType::Tet4)
-    large = insertion_kernels::run_stars<4>(*this, original_, facets, strategy, local_, bases_, touched_, touched_list_,
-                                            too_large_, num_nodes_, num_cohesive_);
   else
-    large = insertion_kernels::run_stars<10>(*this, original_, facets, strategy, local_, bases_, touched_,
-                                             touched_list_, too_large_, num_nodes_, num_cohesive_);
+    large = insertion_kernels::run_stars(*this, original_, facets, strategy, local_, bases_, touched_, touched_list_,
+                                         too_large_, num_nodes_, num_cohesive_);
   if (large > 0)
     throw RunError("cohesive insertion: " + std::to_string(large) + " nodes are shared by more than " +
-                   std::to_string(NodeStar<4>::kMaxStar) + " elements");
+                   std::to_string(insertion_kernels::kMaxStar) + " elements");
   FEGPU_CHECK(num_cohesive_ - before == flagged, "every flagged facet becomes one cohesive element");
   return flagged;
 }
