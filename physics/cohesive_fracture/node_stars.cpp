@@ -103,6 +103,10 @@ template <int NPE> struct NodeStar {
   }
 };
 
+} // namespace
+
+// Launchers with device lambdas stay out of the anonymous namespace, as the triangles' do: the
+// arrangement nvcc compiled (call 34's tree).
 /// A tetrahedral mesh's insertion (NodeStar): the input nodes of the flagged faces listed in
 /// ascending order, then one launch over them (or the three of the deterministic count, scan and
 /// fill), a thread a node. Returns the number of nodes whose star was too large to split.
@@ -161,8 +165,6 @@ Index run_stars_of(CrackedMesh &m, const ConnView &original, const DeviceView<ui
   cohs = h[1];
   return large;
 }
-
-} // namespace
 
 Index run_stars(CrackedMesh &m, const ConnView &original, const DeviceView<uint8_t *> &flag, CounterStrategy s,
                 const DeviceView<Index *[3]> &local, const CountBases &bases, const IndexView &touched,
