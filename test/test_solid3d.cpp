@@ -411,6 +411,54 @@ TEST(Tet10, QuadraticFieldBalancesTheConsistentBodyForce) {
   EXPECT_GT(checked, 100);
 }
 
+// A straight-edged TET10's force, mean stress and strain energy from its corners' values
+// (straight_tet10_force: closed-form integrals of the linear stress against the shape gradients)
+// against the four-point rule evaluated point by point (the isoparametric path), on random
+// straight elements and displacements: equal to rounding, the rule being exact there.
+TEST(Tet10, StraightElementFromItsCornersIsTheFourPointRule) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> r(-1, 1);
+  Material m; // aluminium: E = 70 GPa, nu = 0.33
+  m.mu = 7e10 / (2 * 1.33);
+  m.lambda = m.lambda_3d = 7e10 * 0.33 / (1.33 * (1 - 0.66));
+  m.density = 2700;
+  int elements = 0;
+  while (elements < 50) {
+    double x[3][10], u[3][10];
+    for (int a = 0; a < 4; ++a)
+      for (int i = 0; i < 3; ++i)
+        x[i][a] = (a == i + 1 ? 1.0 : 0.0) + 0.3 * r(rng);
+    for (int e = 0; e < 6; ++e)
+      for (int i = 0; i < 3; ++i)
+        x[i][4 + e] = 0.5 * (x[i][tet_edge_corner(e, 0)] + x[i][tet_edge_corner(e, 1)]);
+    double min_det;
+    if (tet::volume<10>(x, min_det) < 0.02) continue; // a sliver would only magnify the rounding
+    ++elements;
+    for (int a = 0; a < 10; ++a)
+      for (int i = 0; i < 3; ++i)
+        u[i][a] = 1e-3 * r(rng);
+    double f[2][3][10], s[2][6], w[2];
+    const auto X = [&](int a, int i) { return x[i][a]; };
+    const auto U = [&](int a, int i) { return u[i][a]; };
+    tet::internal_force<10, true, double>(
+        m, X, U, [&](int a, int i, double v) { f[0][i][a] = v; }, s[0], &w[0]);
+    tet::internal_force<10, false, double>(
+        m, X, U, [&](int a, int i, double v) { f[1][i][a] = v; }, s[1], &w[1]);
+    double fmax = 0, smax = 0;
+    for (int i = 0; i < 3; ++i)
+      for (int a = 0; a < 10; ++a)
+        fmax = std::max(fmax, std::abs(f[1][i][a]));
+    for (int l = 0; l < 6; ++l)
+      smax = std::max(smax, std::abs(s[1][l]));
+    for (int i = 0; i < 3; ++i)
+      for (int a = 0; a < 10; ++a)
+        EXPECT_NEAR(f[0][i][a], f[1][i][a], 1e-13 * fmax) << "node " << a << " component " << i;
+    for (int l = 0; l < 6; ++l)
+      EXPECT_NEAR(s[0][l], s[1][l], 1e-13 * smax) << "stress " << l;
+    EXPECT_NEAR(w[0], w[1], 1e-13 * std::abs(w[1]));
+  }
+}
+
 TEST(Loads, FaceTractionPressureAndBodyForceAreConsistent) {
   // A uniform traction on the top face (y = ly, area lx lz) sums to t lx lz; on TET10's flat TRI6
   // faces a corner's share is int L (2L - 1) dA = 0 and a mid-side node's A/3. A pressure on all six
