@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
 #include <map>
 #include <numeric>
 #include <random>
@@ -484,6 +485,45 @@ TEST(Insertion, FewFacetsNumberAsTheColourPasses) {
         both[i] = few[i] | more[i];
       return both;
     }());
+  }
+}
+
+// A node of more than 255 elements (a tetrahedral star's positions are bytes): a double fan of
+// 2 x 130 tetrahedra around the centre, cracked everywhere, stops the insertion with a RunError
+// that names the limit, not a wrong mesh.
+TEST(Insertion, AStarTooLargeToSplitIsAnError) {
+  constexpr int ring = 130;
+  HostMesh h;
+  h.type = ElementType::Tet4;
+  h.dim = 3;
+  h.xyz = {0, 0, 0, 0, 0, 1, 0, 0, -1}; // the centre, the poles
+  for (int i = 0; i < ring; ++i)
+    h.xyz.insert(h.xyz.end(), {std::cos(2 * M_PI * i / ring), std::sin(2 * M_PI * i / ring), 0.0});
+  for (int i = 0; i < ring; ++i) {
+    const Index a = 3 + i, b = 3 + (i + 1) % ring;
+    h.conn.insert(h.conn.end(), {0, a, b, 1}); // positive: (a, b) counter-clockwise seen from the north pole
+    h.conn.insert(h.conn.end(), {0, b, a, 2});
+  }
+  h.blocks = {{"fan", 1, 0, 2 * ring}};
+  const Fixture fx(h);
+  for (Index e = 0; e < 2 * ring; ++e) {
+    double x[3][4];
+    for (int a = 0; a < 4; ++a)
+      for (int i = 0; i < 3; ++i)
+        x[i][a] = h.xyz[3 * h.conn[4 * e + a] + i];
+    const double u[3] = {x[0][1] - x[0][0], x[1][1] - x[1][0], x[2][1] - x[2][0]},
+                 v[3] = {x[0][2] - x[0][0], x[1][2] - x[1][0], x[2][2] - x[2][0]},
+                 w[3] = {x[0][3] - x[0][0], x[1][3] - x[1][0], x[2][3] - x[2][0]};
+    ASSERT_GT(
+        u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) + u[2] * (v[0] * w[1] - v[1] * w[0]), 0)
+        << "element " << e;
+  }
+  CrackedMesh cm(fx.mesh, fx.topo, fx.col);
+  try {
+    cm.fracture(to_device(pick(fx.topo, 2.0, 1)), CounterStrategy::Deterministic);
+    ADD_FAILURE() << "no error";
+  } catch (const RunError &e) {
+    EXPECT_NE(std::string(e.what()).find("more than 255 elements"), std::string::npos) << e.what();
   }
 }
 

@@ -7,6 +7,8 @@
 /// the (nodes, cohesive elements) it needs, with apply true it takes them from the bases.
 #include "insertion.hpp"
 
+#include <algorithm>
+
 namespace fegpu::cohesive::insertion_kernels {
 
 constexpr int kShift = 32; // packed scan value: nodes in the high word, cohesive elements in the low
