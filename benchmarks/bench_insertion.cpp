@@ -12,7 +12,6 @@
 #include "fracture_model.hpp"
 #include "insertion.hpp"
 
-#include <map>
 #include <optional>
 
 using namespace fegpu;
@@ -50,17 +49,11 @@ void insertion(benchmark::State &state, const HostMesh &h, CounterStrategy strat
   state.counters["colors"] = c.num_colors;
 }
 
-/// Table A.2's annulus: n_theta = 3 n_r.
-const HostMesh &annulus(int n_r) {
-  static std::map<int, HostMesh> cache;
-  HostMesh &h = cache[n_r];
-  if (h.xyz.empty()) h = generate_annulus(ElementType::Tri6, 3 * n_r, n_r, 0.5, 1.0);
-  return h;
-}
+/// Table A.2's annulus of n_r rings: n_theta = 3 n_r, 6 n_r^2 elements (bench::annulus's own).
+const HostMesh &annulus(long n_r) { return bench::annulus(ElementType::Tri6, 6 * n_r * n_r); }
 
 void InsertionInModel(benchmark::State &state) {
-  const int n_r = static_cast<int>(state.range(0));
-  const HostMesh h = generate_annulus(ElementType::Tri6, 3 * n_r, n_r, 0.5, 1.0);
+  const HostMesh &h = annulus(state.range(0));
   elastic::Config ec;
   ec.materials = {elastic::isotropic(1, 1, 0.3)};
   ec.scatter = ScatterStrategy::Atomic;

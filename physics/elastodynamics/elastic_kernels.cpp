@@ -94,7 +94,8 @@ template <int N> struct Solid {
 template <int N, bool Straight = false> struct InternalForce {
   static constexpr bool local_adds = true; // scatter.hpp's LocalAdds
   // TET10's teams: at least 5 a multiprocessor, so at most 102 registers a thread (128 unbounded,
-  // 4 teams): 3.22 -> 3.06 ms a step at 10M on an H200; 6 teams spill and take 3.35 ms.
+  // 4 teams): 3.22 -> 3.06 ms a step at 10M on an H200; 6 teams spill and take 3.35 ms. Measured
+  // with the four-point kernel, before a straight TET10 was formed from its corners (a6d52e4).
   static constexpr unsigned min_teams = N == 10 ? 5 : 0;
   Solid<N> g;
   DeviceView<Material *> mats;

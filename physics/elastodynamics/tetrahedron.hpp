@@ -79,6 +79,34 @@ template <class T> KOKKOS_INLINE_FUNCTION void stress(const Material &m, const T
   s[5] = m.mu * (h[0][2] + h[2][0]);
 }
 
+/// h = G adj / det from a reference gradient G (h[i][l] = du_i/dx_l).
+template <class T> KOKKOS_INLINE_FUNCTION void cartesian(const T G[3][3], const T adj[3][3], const T &inv, T h[3][3]) {
+  FEGPU_UNROLL
+  for (int i = 0; i < 3; ++i) {
+    FEGPU_UNROLL
+    for (int l = 0; l < 3; ++l)
+      h[i][l] = (G[i][0] * adj[0][l] + G[i][1] * adj[1][l] + G[i][2] * adj[2][l]) * inv;
+  }
+}
+
+/// P = w sigma adj^T (P[i][c] = w sigma_ik adj[c][k]), with s as stress() gives it: a point's
+/// term of the nodal forces is sum_c dN_a/dxi_c P[i][c].
+template <class T> KOKKOS_INLINE_FUNCTION void reference_stress(const T s[6], const T adj[3][3], double w, T P[3][3]) {
+  const T sig[3][3] = {{s[0], s[3], s[5]}, {s[3], s[1], s[4]}, {s[5], s[4], s[2]}};
+  FEGPU_UNROLL
+  for (int i = 0; i < 3; ++i) {
+    FEGPU_UNROLL
+    for (int c = 0; c < 3; ++c)
+      P[i][c] = w * (sig[i][0] * adj[c][0] + sig[i][1] * adj[c][1] + sig[i][2] * adj[c][2]);
+  }
+}
+
+/// sigma : grad u, the engineering shear strains counted once each.
+template <class T> KOKKOS_INLINE_FUNCTION T stress_power(const T s[6], const T h[3][3]) {
+  return s[0] * h[0][0] + s[1] * h[1][1] + s[2] * h[2][2] + s[3] * (h[0][1] + h[1][0]) + s[4] * (h[1][2] + h[2][1]) +
+         s[5] * (h[0][2] + h[2][0]);
+}
+
 /// g[q][i][c] = sum_a v(a, i) dN_a/dxi_c at each point q of the rule, every node's value read once:
 /// of the coordinates the Jacobians dx_i/dxi_c, of the displacement its reference gradients.
 template <int NPE, class T, class V> KOKKOS_INLINE_FUNCTION void point_gradients(const V &v, T g[][3][3]) {
@@ -192,28 +220,16 @@ KOKKOS_INLINE_FUNCTION void straight_tet10_force(const Material &m, const X &x, 
   FEGPU_UNROLL
   for (int k = 0; k < 4; ++k) {
     T h[3][3], s[6];
-    FEGPU_UNROLL
-    for (int i = 0; i < 3; ++i) {
-      FEGPU_UNROLL
-      for (int l = 0; l < 3; ++l)
-        h[i][l] = (G[k][i][0] * adj[0][0][l] + G[k][i][1] * adj[0][1][l] + G[k][i][2] * adj[0][2][l]) * inv[0];
-    }
+    cartesian(G[k], adj[0], inv[0], h);
     stress(m, h, s);
-    const T sig[3][3] = {{s[0], s[3], s[5]}, {s[3], s[1], s[4]}, {s[5], s[4], s[2]}};
-    FEGPU_UNROLL
-    for (int i = 0; i < 3; ++i) {
-      FEGPU_UNROLL
-      for (int c = 0; c < 3; ++c)
-        G[k][i][c] = sig[i][0] * adj[0][c][0] + sig[i][1] * adj[0][c][1] + sig[i][2] * adj[0][c][2];
-    }
+    reference_stress(s, adj[0], 1.0, G[k]);
     if (mean_stress || energy) {
       for (int l = 0; l < 6; ++l)
         s_sum[l] += s[l];
       for (int i = 0; i < 3; ++i)
         for (int l = 0; l < 3; ++l)
           h_sum[i][l] += h[i][l];
-      own += s[0] * h[0][0] + s[1] * h[1][1] + s[2] * h[2][2] + s[3] * (h[0][1] + h[1][0]) +
-             s[4] * (h[1][2] + h[2][1]) + s[5] * (h[0][2] + h[2][0]);
+      own += stress_power(s, h);
     }
   }
   T S[3][3];
@@ -238,10 +254,7 @@ KOKKOS_INLINE_FUNCTION void straight_tet10_force(const Material &m, const X &x, 
     for (int l = 0; l < 6; ++l)
       mean_stress[l] = 0.25 * s_sum[l];
   if (energy) {
-    const T cross = s_sum[0] * h_sum[0][0] + s_sum[1] * h_sum[1][1] + s_sum[2] * h_sum[2][2] +
-                    s_sum[3] * (h_sum[0][1] + h_sum[1][0]) + s_sum[4] * (h_sum[1][2] + h_sum[2][1]) +
-                    s_sum[5] * (h_sum[0][2] + h_sum[2][0]);
-    *energy = det[0] * (1.0 / 240) * (own + cross);
+    *energy = det[0] * (1.0 / 240) * (own + stress_power(s_sum, h_sum));
   }
 }
 
@@ -271,30 +284,16 @@ KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const X &x, const 
   for (int q = 0; q < n; ++q) {
     const int k = Straight ? 0 : q;
     T h[3][3], s[6];
-    FEGPU_UNROLL
-    for (int i = 0; i < 3; ++i) {
-      FEGPU_UNROLL
-      for (int l = 0; l < 3; ++l)
-        h[i][l] = (G[q][i][0] * adj[k][0][l] + G[q][i][1] * adj[k][1][l] + G[q][i][2] * adj[k][2][l]) * inv[k];
-    }
+    cartesian(G[q], adj[k], inv[k], h);
     stress(m, h, s);
-    const T sig[3][3] = {{s[0], s[3], s[5]}, {s[3], s[1], s[4]}, {s[5], s[4], s[2]}};
     const double w = Rule<NPE>::weight();
-    FEGPU_UNROLL
-    for (int i = 0; i < 3; ++i) {
-      FEGPU_UNROLL
-      for (int c = 0; c < 3; ++c)
-        G[q][i][c] = w * (sig[i][0] * adj[k][c][0] + sig[i][1] * adj[k][c][1] + sig[i][2] * adj[k][c][2]);
-    }
+    reference_stress(s, adj[k], w, G[q]);
     if (mean_stress || energy) {
       const T wd = w * det[k];
       volume += wd;
       for (int l = 0; l < 6; ++l)
         s_sum[l] += wd * s[l];
-      // sigma : grad u, the engineering shear strains counted once each
-      w_sum += 0.5 * wd *
-               (s[0] * h[0][0] + s[1] * h[1][1] + s[2] * h[2][2] + s[3] * (h[0][1] + h[1][0]) +
-                s[4] * (h[1][2] + h[2][1]) + s[5] * (h[0][2] + h[2][0]));
+      w_sum += 0.5 * wd * stress_power(s, h);
     }
   }
   FEGPU_UNROLL
