@@ -65,6 +65,24 @@ output:
   histories: {every_steps: 5, crack_tip: {direction: [1, 0]}, reactions: [{name: top, node_set: top}]}
   checkpoint: {every_time: 1.0, keep: 5}
 )";
+// A TET4 cube flying apart: faces crack at steps 3 to 7 (10, 31, 72, 97, 104 cohesive elements).
+const std::string kCube = R"(physics: cohesive_fracture
+mesh: {generator: box, element: tet4, nx: 4, ny: 4, nz: 4, lx: 1.0, ly: 1.0, lz: 1.0, x0: -0.5, y0: -0.5, z0: -0.5}
+materials:
+  m: {density: 1.0, youngs_modulus: 1.0, poissons_ratio: 0.25}
+initial_conditions:
+  velocity: {x: "0.02*x", y: "0.02*y", z: "0.02*z"}
+fracture:
+  law: {phi_n: 1.0e-5, phi_t: 1.0e-5, sigma_max: 0.01, tau_max: 0.01}
+  strength: {distribution: weibull, modulus: 8, seed: 3}
+  counter: deterministic
+time: {end_time: 3.0, safety_factor: 0.5}
+output:
+  file: cube.e
+  every_steps: 3
+  histories: {every_steps: 1}
+  checkpoint: {every_steps: 5, keep: 5}
+)";
 const std::string kPlate = R"(physics: explicit_shell
 mesh: {generator: disc, element: shell4, n_theta: 16, n_r: 4, radius: 10.0}
 material: {density: 7.85e-9, youngs_modulus: 206000.0, poissons_ratio: 0.3, thickness: 0.5}
@@ -188,6 +206,12 @@ TEST_F(Restart, FractureContinuesBitForBitThroughItsInsertions) {
   // The notched strip cracks before and after the checkpoint at step 147: the cracked topology,
   // the node numbering and the cohesive points all come back.
   expect_continues(kCrack, 250, "crack_checkpoint_000000147.ckpt", "crack.e", "crack_histories.csv");
+}
+
+TEST_F(Restart, TetrahedralFractureContinuesBitForBitThroughItsInsertions) {
+  // Continued from step 5 the cube cracks on, from step 8 it flies apart cracked (WEDGE6 cohesive
+  // blocks in the series).
+  expect_continues(kCube, 8, "cube_checkpoint_000000005.ckpt", "cube.e", "cube_histories.csv");
 }
 
 TEST_F(Restart, ShellsContinueBitForBit) {

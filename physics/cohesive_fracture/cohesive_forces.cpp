@@ -15,13 +15,13 @@ namespace {
 /// those forces to the nodes at once; colour by colour, `(c)` stores them in each face's own facet
 /// order for the scatter pass (CohesiveScatter), which needs no atomics.
 template <int NPE> struct CohesiveTractions {
-  static constexpr int NPF = NPE == 3 ? 2 : 3;
+  static constexpr int D = kDim<NPE>, NPF = kFacetNodes<NPE>, NQ = kFacetPoints<NPE>;
   ConnView conn;
   CoordView xyz;
   DofView u;
   CohesiveSides sides;
   DeviceView<CohesivePoint **> pts;
-  DeviceView<Real *[2][3][2]> force;
+  DeviceView<Real ****> force;
   DeviceView<elastic::Material *> mats;
   IndexView elem_mat;
   LawField laws;
@@ -29,63 +29,76 @@ template <int NPE> struct CohesiveTractions {
 
   /// The face forces, stored for the scatter pass.
   KOKKOS_INLINE_FUNCTION void operator()(Index c) const {
-    double F[NPF][2];
+    double F[NPF][D];
     const CohesiveFacet<NPE> facet(conn, xyz, u, sides, c);
     compute(c, facet, F);
     // The traction pulls face 0 towards face 1 and face 1 back: internal forces -F and +F.
+    const int turn = D == 3 ? sides.turn(c) : 0;
     for (int k = 0; k < NPF; ++k)
-      for (int d = 0; d < 2; ++d) {
+      for (int d = 0; d < D; ++d) {
         force(c, 0, k, d) = -F[k][d];
-        force(c, 1, matched(k), d) = F[k][d];
+        force(c, 1, matched<NPE>(turn, k), d) = F[k][d];
       }
   }
   /// The face forces, added to the nodes through `add(node, component, value)`.
   template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index c, const Add &add) const {
-    double F[NPF][2];
+    double F[NPF][D];
     const CohesiveFacet<NPE> facet(conn, xyz, u, sides, c);
     compute(c, facet, F);
     for (int k = 0; k < NPF; ++k)
-      for (int d = 0; d < 2; ++d) {
+      for (int d = 0; d < D; ++d) {
         add(facet.a[k], d, -F[k][d]);
         add(facet.b[k], d, F[k][d]);
       }
   }
   /// Updates the points of cohesive element c and sums the nodal forces F of face 0's tractions.
-  KOKKOS_INLINE_FUNCTION void compute(Index c, const CohesiveFacet<NPE> &facet, double (&F)[NPF][2]) const {
+  KOKKOS_INLINE_FUNCTION void compute(Index c, const CohesiveFacet<NPE> &facet, double (&F)[NPF][D]) const {
     const elastic::Material mat = mats(elem_mat(sides.elem(c, 0)));
     const PPRParams &law = laws.base;
     const double factor = laws.factor(c);
-    double length = 0; // the reference facet length (a first light pass: no stack arrays)
-    for (int q = 0; q < NPF; ++q)
-      length += facet.reference_length(q);
-    // Contact penalty and initial shear slope: as stiff as the bulk across one facet length, which
-    // keeps the explicit step stable.
+    double measure = 0; // the reference facet length or area (a first light pass: no stack arrays)
+    for (int q = 0; q < NQ; ++q)
+      measure += facet.reference_measure(q);
+    // Contact penalty and initial shear slope: as stiff as the bulk across one facet length (3D:
+    // sqrt(2 A), the legs of a right isosceles triangle of the face's area), which keeps the
+    // explicit step stable.
+    const double length = D == 2 ? measure : Kokkos::sqrt(2 * measure);
     const double stiffness = penalty_factor * mat.p_modulus() / length;
     const double reach = Kokkos::fmax(law.delta_n, law.delta_t) / factor;
+    // A 2D element's thickness; a face's area is the whole weight.
+    const double thickness = D == 2 ? mat.thickness : 1.0;
     for (int k = 0; k < NPF; ++k)
-      F[k][0] = F[k][1] = 0;
-    for (int q = 0; q < NPF; ++q) {
+      for (int d = 0; d < D; ++d)
+        F[k][d] = 0;
+    for (int q = 0; q < NQ; ++q) {
       const auto g = facet.point(q);
-      const double dn = g.Jx * g.nx() + g.Jy * g.ny(), dt = g.Jx * g.tx + g.Jy * g.ty;
+      double dn, dt, e[D];
+      openings<D>(g, dn, dt, e);
       CohesivePoint p = pts(c, q);
       double tn, tt;
       ppr_traction(law, p.history, dn, dt, stiffness, tn, tt, factor);
       // Contact acts between the faces of one cohesive element while they are near each other;
       // once they have moved apart by more than a final width (fragments flying off and
       // turning), the opening no longer measures a penetration, and there is no contact search.
-      if (dn < 0 && g.Jx * g.Jx + g.Jy * g.Jy > reach * reach) tn = 0;
-      const double Tx = tn * g.nx() + tt * g.tx, Ty = tn * g.ny() + tt * g.ty;
-      const double weight = g.length * mat.thickness;
-      p.work += 0.5 * ((p.traction[0] + Tx) * (g.Jx - p.jump[0]) + (p.traction[1] + Ty) * (g.Jy - p.jump[1])) * weight;
-      p.jump[0] = g.Jx;
-      p.jump[1] = g.Jy;
-      p.traction[0] = Tx;
-      p.traction[1] = Ty;
-      pts(c, q) = p;
-      for (int k = 0; k < NPF; ++k) {
-        F[k][0] += g.N[k] * Tx * weight;
-        F[k][1] += g.N[k] * Ty * weight;
+      double j2 = 0;
+      for (int d = 0; d < D; ++d)
+        j2 += g.J[d] * g.J[d];
+      if (dn < 0 && j2 > reach * reach) tn = 0;
+      double T[D], dw = 0;
+      for (int d = 0; d < D; ++d) {
+        T[d] = tn * g.n[d] + tt * e[d];
+        dw += (p.traction[d] + T[d]) * (g.J[d] - p.jump[d]);
       }
+      const double weight = g.measure * thickness;
+      p.work += 0.5 * dw * weight;
+      for (int d = 0; d < D; ++d) {
+        p.jump[d] = g.J[d];
+        p.traction[d] = T[d];
+      }
+      pts(c, q) = p;
+      for (int k = 0; k < NPF; ++k)
+        for (int d = 0; d < D; ++d)
+          F[k][d] += g.N[k] * T[d] * weight;
     }
   }
 };
@@ -93,23 +106,23 @@ template <int NPE> struct CohesiveTractions {
 /// Pass 2: one thread per bulk element touching a cohesive element (the compacted list, grouped
 /// by colour); each adds its faces' forces to its own nodes.
 template <int NPE> struct CohesiveScatter {
-  static constexpr int NPF = NPE == 3 ? 2 : 3;
+  static constexpr int D = kDim<NPE>, NPF = kFacetNodes<NPE>;
   IndexView list;
   ConnView conn;
   DeviceView<Index **> e2f;
   IndexView facet2coh;
   CohesiveSides sides;
-  DeviceView<Real *[2][3][2]> force;
+  DeviceView<Real ****> force;
   template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index i, const Add &add) const {
     const Index e = list(i);
-    for (int f = 0; f < 3; ++f) {
+    for (int f = 0; f < D + 1; ++f) { // a triangle's 3 edges, a tetrahedron's 4 faces
       const Index c = facet2coh(e2f(e, f));
       if (c < 0) continue;
       const int side = sides.elem(c, 0) == e ? 0 : 1;
       for (int k = 0; k < NPF; ++k) {
-        const Index n = conn(e, facet_node(tri(NPE), f, k));
-        add(n, 0, force(c, side, k, 0));
-        add(n, 1, force(c, side, k, 1));
+        const Index n = conn(e, facet_node(solid_type<NPE>(), f, k));
+        for (int d = 0; d < D; ++d)
+          add(n, d, force(c, side, k, d));
       }
     }
   }
@@ -123,10 +136,7 @@ void FractureModel::add_internal_force(const DofView &u, const DofView &f, Sweep
   const Index nc = cracked_->num_cohesive();
   if (nc == 0) return;
   StepPhase phase("fegpu::cohesive::cohesive_force", "cohesive_forces");
-  if (bulk_.mesh().type == ElementType::Tri3)
-    cohesive_forces<3>(u, f);
-  else
-    cohesive_forces<6>(u, f);
+  with_nodes(bulk_.mesh().type, [&](auto npe) { cohesive_forces<decltype(npe)::value>(u, f); });
 }
 
 template <int NPE> void FractureModel::cohesive_forces(const DofView &u, const DofView &f) {

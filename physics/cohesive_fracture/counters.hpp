@@ -124,4 +124,9 @@ Index run_stars(CrackedMesh &m, const ConnView &original, const DeviceView<uint8
 /// Stars of more elements than this are refused (NodeStar's union-find keeps a position in a byte).
 constexpr int kMaxStar = 255;
 
+/// Each interior face's turn (CohesiveSides::turn) from the input connectivity: the corner of
+/// side 1's face holding side 0's corner 0. Throws where side 1's face is not side 0's reversed
+/// and turned (an inverted element).
+DeviceView<uint8_t *> face_turns(const ConnView &conn, ElementType type, const Topology &t);
+
 } // namespace fegpu::cohesive::insertion_kernels

@@ -16,9 +16,10 @@ namespace fegpu::cohesive {
 
 namespace {
 
-/// Facets that may crack: interior, both elements in a crackable block, midpoint in the region.
+/// Facets that may crack: interior, both elements in a crackable block, the centroid of its corners
+/// (an edge's midpoint) in the region.
 void crackable(const Mesh &mesh, const Topology &t, const std::vector<uint8_t> &elem_ok,
-               const std::array<double, 4> &box, const DeviceView<uint8_t *> &out) {
+               const std::array<double, 6> &box, const DeviceView<uint8_t *> &out) {
   DeviceView<uint8_t *> ok("fegpu::cohesive::crackable_elements", elem_ok.size());
   Kokkos::deep_copy(ok, Kokkos::View<const uint8_t *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
                             elem_ok.data(), elem_ok.size()));
@@ -27,14 +28,24 @@ void crackable(const Mesh &mesh, const Topology &t, const std::vector<uint8_t> &
   const auto conn = mesh.elem2node;
   const auto xyz = mesh.coords;
   const ElementType type = mesh.type;
-  const double x0 = box[0], x1 = box[1], y0 = box[2], y1 = box[3]; // std::array is host-only
+  const double x0 = box[0], x1 = box[1], y0 = box[2], y1 = box[3], z0 = box[4], z1 = box[5]; // (host-only array)
+  const bool face = element_info(type).dim == 3;
   Kokkos::parallel_for(
       "fegpu::cohesive::crackable_facets", range(0, t.num_facets), KOKKOS_LAMBDA(Index f) {
         const Index e0 = f2e(f, 0), e1 = f2e(f, 1);
         const int l = f2l(f, 0);
         const Index a = conn(e0, facet_node(type, l, 0)), b = conn(e0, facet_node(type, l, 1));
-        const double mx = 0.5 * (xyz(a, 0) + xyz(b, 0)), my = 0.5 * (xyz(a, 1) + xyz(b, 1));
-        out(f) = e1 >= 0 && ok(e0) && ok(e1) && mx >= x0 && mx <= x1 && my >= y0 && my <= y1;
+        double m[3];
+        if (face) {
+          const Index c = conn(e0, facet_node(type, l, 2));
+          for (int i = 0; i < 3; ++i)
+            m[i] = (xyz(a, i) + xyz(b, i) + xyz(c, i)) / 3;
+        } else {
+          for (int i = 0; i < 3; ++i)
+            m[i] = 0.5 * (xyz(a, i) + xyz(b, i));
+        }
+        out(f) = e1 >= 0 && ok(e0) && ok(e1) && m[0] >= x0 && m[0] <= x1 && m[1] >= y0 && m[1] <= y1 && m[2] >= z0 &&
+                 m[2] <= z1;
       });
 }
 
@@ -171,19 +182,22 @@ namespace {
 template <int NPE>
 EnergySums cohesive_sums(const ConnView &conn, const CoordView &xyz, const DeviceView<CohesivePoint **> &pts, Index n,
                          const CohesiveSides &sides, const DeviceView<elastic::Material *> &mats, const IndexView &em) {
-  constexpr int nq = NPE == 3 ? 2 : 3;
+  constexpr int nq = kFacetPoints<NPE>, D = kDim<NPE>;
   EnergySums total;
   Kokkos::parallel_reduce(
       "fegpu::cohesive::energy_sums", range(0, n),
       KOKKOS_LAMBDA(Index c, EnergySums & s) {
-        const double th = mats(em(sides.elem(c, 0))).thickness;
+        const double th = D == 2 ? mats(em(sides.elem(c, 0))).thickness : 1.0;
         const CohesiveFacet<NPE> facet(conn, xyz, NoDisplacement{}, sides, c);
         for (int q = 0; q < nq; ++q) {
           const CohesivePoint &p = pts(c, q);
-          const double length = facet.point(q).length;
+          const double measure = facet.reference_measure(q);
+          double tj = 0;
+          for (int d = 0; d < D; ++d)
+            tj += p.traction[d] * p.jump[d];
           s.work += p.work;
-          s.recoverable += 0.5 * (p.traction[0] * p.jump[0] + p.traction[1] * p.jump[1]) * length * th;
-          s.length += length;
+          s.recoverable += 0.5 * tj * measure * th;
+          s.length += measure;
         }
       },
       Kokkos::Sum<EnergySums>(total));
@@ -216,13 +230,16 @@ struct Joined {
   }
 };
 
-int points_per_cohesive(ElementType t) { return t == ElementType::Tri3 ? 2 : 3; }
+int points_per_cohesive(ElementType t) {
+  return with_nodes(t, [](auto npe) { return kFacetPoints<decltype(npe)::value>; });
+}
 
 EnergySums cohesive_sums(const CrackedMesh &cm, const elastic::ElasticModel &bulk,
                          const DeviceView<CohesivePoint **> &pts) {
-  const auto f = bulk.mesh().type == ElementType::Tri3 ? cohesive_sums<3> : cohesive_sums<6>;
-  return f(bulk.mesh().elem2node, bulk.mesh().coords, pts, cm.num_cohesive(), cm.sides(), bulk.materials(),
-           bulk.element_material());
+  return with_nodes(bulk.mesh().type, [&](auto npe) {
+    return cohesive_sums<decltype(npe)::value>(bulk.mesh().elem2node, bulk.mesh().coords, pts, cm.num_cohesive(),
+                                               cm.sides(), bulk.materials(), bulk.element_material());
+  });
 }
 
 } // namespace
@@ -239,7 +256,8 @@ FractureModel::FractureModel(const HostMesh &mesh, elastic::Config elastic, Frac
   origin_ = iota(m.num_nodes());
   const int nq = points_per_cohesive(m.type);
   points_ = DeviceView<CohesivePoint **>("fegpu::cohesive::points", 0, nq);
-  face_force_ = DeviceView<Real *[2][3][2]>("fegpu::cohesive::face_force", 0);
+  face_force_ =
+      DeviceView<Real ****>("fegpu::cohesive::face_force", 0, 2, element_info(m.type).nodes_per_facet, bulk_.dim());
   flags_ = DeviceView<uint8_t *>("fegpu::cohesive::flags", topology_.num_facets);
 
   // Crackable facets: both elements in a listed block, midpoint inside the region.
@@ -293,12 +311,12 @@ std::string FractureModel::summary(const DofView &u, const Energies &d) const {
       std::max({std::abs(d.kinetic), e.strain, std::abs(e.cohesive_work), std::abs(d.external), d.initial_kinetic});
   char text[768];
   std::snprintf(text, sizeof text,
-                "cracks: %d cohesive elements, length %.6e, %d fragments; %d nodes; peak memory of the growing "
+                "cracks: %d cohesive elements, %s %.6e, %d fragments; %d nodes; peak memory of the growing "
                 "arrays %.1f MB\n"
                 "energy split: strain %.6e, cohesive %.6e (dissipated %.6e, recoverable %.6e); kinetic + strain + "
                 "cohesive - external against the start: balance error %.3e\n",
-                cracked_->num_cohesive(), crack_length(), count_fragments(), num_nodes(), peak_bytes_ / 1e6, e.strain,
-                e.cohesive_work, e.dissipated(), e.cohesive_recoverable,
+                cracked_->num_cohesive(), bulk_.dim() == 2 ? "length" : "area", crack_length(), count_fragments(),
+                num_nodes(), peak_bytes_ / 1e6, e.strain, e.cohesive_work, e.dissipated(), e.cohesive_recoverable,
                 scale > 0 ? std::abs(total - d.initial_kinetic) / scale : 0.0);
   return text;
 }
@@ -307,7 +325,8 @@ LawField FractureModel::laws() const { return {config_.law, strength_, cracked_-
 
 FractureEnergies FractureModel::energies(const DofView &u) const {
   FractureEnergies e;
-  e.strain = sum(Kokkos::subview(bulk_.element_fields(u), Kokkos::ALL, 5)); // the strain energy
+  const DofView fields = bulk_.element_fields(u);
+  e.strain = sum(Kokkos::subview(fields, Kokkos::ALL, fields.extent(1) - 1)); // the strain energy, the last
   const auto s = cohesive_sums(*cracked_, bulk_, points_);
   e.cohesive_work = s.work;
   e.cohesive_recoverable = s.recoverable;

@@ -1,10 +1,12 @@
 #pragma once
 /// \file fracture_model.hpp
-/// Dynamic fracture with adaptively inserted extrinsic cohesive elements: the T3/T6
+/// Dynamic fracture with adaptively inserted extrinsic cohesive elements: the T3/T6 or TET4/TET10
 /// elastodynamics of elastic_model.hpp plus, at check steps, a stress check on every intact
 /// facet (element stresses averaged to the nodes, the facet's traction against the PPR
 /// strengths), insertion of cohesive elements with node splitting (insertion.hpp), and cohesive
-/// tractions from the PPR law (ppr.hpp) at the facet's Gauss points (2 on T3, 3 on T6).
+/// tractions from the PPR law (ppr.hpp) at the facet's points (2 on a T3 edge, 3 on a T6 edge or
+/// a TET4 face, 6 on a TET10 face). The facet is an edge in 2D and a triangular face in 3D; every
+/// pass is written once over the bulk element's node count (cohesive_facet.hpp).
 ///
 /// Where things are: set-up and measures in fracture_model.cpp, the cohesive forces in
 /// cohesive_forces.cpp (a cohesive element's geometry and law in cohesive_facet.hpp), the stress
@@ -41,18 +43,19 @@ struct FractureConfig {
   double penalty_factor = 1; ///< contact penalty and initial shear slope: factor x P-modulus / facet length
   long check_every = 1;      ///< steps between stress checks
   CounterStrategy counter = CounterStrategy::Deterministic;
-  std::vector<std::string> blocks;                               ///< blocks whose facets may crack (empty: all)
-  std::array<double, 4> region = {-1e300, 1e300, -1e300, 1e300}; ///< facet midpoints must lie in x0 x1 y0 y1
+  std::vector<std::string> blocks; ///< blocks whose facets may crack (empty: all)
+  std::array<double, 6> region = {-1e300, 1e300,  -1e300,
+                                  1e300,  -1e300, 1e300}; ///< facet centroids in x0 x1 y0 y1 z0 z1
   std::vector<std::array<double, 4>> notches; ///< segments (x0, y0, x1, y1): cracked and traction-free at start
   bool renumber_nodes = false;                ///< renumber nodes by element after each insertion (see README)
 };
 
-/// One cohesive integration point: what the next step needs, nothing more (56 bytes; the
-/// geometry is recomputed from the nodes).
+/// One cohesive integration point: what the next step needs, nothing more (72 bytes; the
+/// geometry is recomputed from the nodes). 2D leaves z at zero.
 struct CohesivePoint {
   PPRState history;
-  double jump[2];     ///< opening vector (x, y) at the last evaluation
-  double traction[2]; ///< traction vector (x, y) at the last evaluation
+  double jump[3];     ///< opening vector (x, y, z) at the last evaluation
+  double traction[3]; ///< traction vector (x, y, z) at the last evaluation
   double work;        ///< work done on the point so far (trapezoidal rule), an energy
 };
 
@@ -61,7 +64,7 @@ struct FractureEnergies {
   double strain = 0;               ///< bulk strain energy
   double cohesive_work = 0;        ///< work done on the cohesive elements
   double cohesive_recoverable = 0; ///< released if every point unloaded along its secant
-  double crack_length = 0;         ///< the cohesive elements' length (crack_length())
+  double crack_length = 0;         ///< the cohesive elements' length, area in 3D (crack_length())
   double dissipated() const { return cohesive_work - cohesive_recoverable; }
 };
 
@@ -72,7 +75,7 @@ public:
   std::string description() const override;
   Index num_nodes() const override { return cracked_->num_nodes(); }
   Index num_elements() const override { return bulk_.num_elements(); }
-  int num_components() const override { return 2; }
+  int num_components() const override { return bulk_.dim(); }
   DofView lumped_mass() const override { return bulk_.lumped_mass(); }
   double critical_time_step() const override { return bulk_.critical_time_step(); }
   std::vector<Constraint> constraints() const override { return bulk_.constraints(); }
@@ -145,8 +148,8 @@ private:
   IndexView carry_;                                    // (node): its row in the numbering before the last insertion
   DeviceView<uint8_t *> flags_;                        // (facet): scratch for the stress check
   DeviceView<CohesivePoint **> points_, points_spare_; // (cohesive, point); the spare for reordering
-  DeviceView<Real *[2][3][2]> face_force_;             // (cohesive, face, facet node, xy): internal force
-                                                       // (colour by colour only)
+  DeviceView<Real ****> face_force_;                   // (cohesive, face, facet node, component): internal
+                                                       // force (colour by colour only)
   RealView inverse_area_; // (node): 1 / the areas summed there; empty after a topology change
   // Storage kept from one insertion (or history row) to the next, so that neither allocates: the
   // stress check's nodal sums and inverse areas, two stores each of the origins and coordinates
@@ -158,7 +161,7 @@ private:
   Growing<Real> coords_store_[2] = {Growing<Real>("fegpu::mesh::coords"), Growing<Real>("fegpu::mesh::coords")};
   int store_ = 0;
   mutable Growing<Real> values_store_{"fegpu::cohesive::output_values"}; // a frame's cohesive values
-  mutable Growing<Index> quad_store_{"fegpu::cohesive::output_quads"};   // and their QUAD4s
+  mutable Growing<Index> quad_store_{"fegpu::cohesive::output_quads"};   // and their QUAD4s or WEDGE6s
   /// Bulk elements touching a cohesive element, grouped by colour, with the colouring's shape
   /// (colour by colour only).
   struct Adjacent {

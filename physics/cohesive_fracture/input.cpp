@@ -10,8 +10,8 @@
 ///     check_every: 1                 # steps between stress checks
 ///     counter: deterministic | global_atomic | team_atomic
 ///     blocks: [plate]                # blocks whose facets may crack (default: all)
-///     region: {x: [0, 1], y: [-1, 1]} # facet midpoints that may crack (default: everywhere)
-///     notches: [[x0, y0, x1, y1]]    # segments cracked, traction-free, at the start
+///     region: {x: [0, 1], y: [-1, 1]} # facet midpoints (3D: face centroids, z too) that may crack
+///     notches: [[x0, y0, x1, y1]]    # segments cracked, traction-free, at the start (2D)
 ///     renumber_nodes: false           # renumber nodes by element after each insertion
 #include "fegpu/mesh/mesh_input.hpp"
 #include "fracture_model.hpp"
@@ -50,8 +50,9 @@ FractureConfig parse_fracture(const InputNode &f, const HostMesh &mesh) {
   if (f.has("blocks")) c.blocks = read_block_names(f.child("blocks"), mesh);
   if (f.has("region")) {
     const InputNode r = f.child("region");
-    for (int k = 0; k < 2; ++k) {
-      const char *axis = k == 0 ? "x" : "y";
+    const int dim = element_info(mesh.type).dim;
+    for (int k = 0; k < dim; ++k) {
+      const char *axis = k == 0 ? "x" : k == 1 ? "y" : "z";
       if (!r.has(axis)) continue;
       const auto range = r.get<std::vector<double>>(axis);
       if (range.size() != 2 || !(range[0] < range[1])) r.child(axis).error("expected [min, max] with min < max");
@@ -62,6 +63,9 @@ FractureConfig parse_fracture(const InputNode &f, const HostMesh &mesh) {
   c.renumber_nodes = f.get<bool>("renumber_nodes", false);
   if (f.has("notches")) {
     const InputNode list = f.child("notches");
+    if (element_info(mesh.type).dim == 3)
+      list.error("notches are segments of a 2D mesh; a tetrahedral mesh has none yet (a pre-cracked polygon is "
+                 "issue 36's next step)");
     for (std::size_t i = 0; i < list.size(); ++i) {
       const auto s = list[i].as<std::vector<double>>();
       if (s.size() != 4) list[i].error("a notch is a segment [x0, y0, x1, y1]");

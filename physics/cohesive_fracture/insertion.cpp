@@ -330,6 +330,7 @@ CrackedMesh::CrackedMesh(const Mesh &mesh, const Topology &t, const Coloring &c)
     touched_list_ =
         IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::touched_list"), num_nodes_);
     too_large_ = IndexView("fegpu::cohesive::too_large", 1);
+    facet2turn = insertion_kernels::face_turns(original_, type, t);
   }
 }
 

@@ -48,13 +48,16 @@ using CountBases = Kokkos::View<Index *[2], Kokkos::LayoutRight, MemSpace>;
 
 /// The two elements of each cohesive element and the facet's local index in each, read through
 /// its facet (bulk elements never change, so the topology's facet arrays hold them): side 0 is
-/// the facet's owner, the element of smaller id.
+/// the facet's owner, the element of smaller id. A face of a tetrahedron also has its turn: the
+/// corner of side 1's face that is side 0's corner 0 (matched() in cohesive_facet.hpp).
 struct CohesiveSides {
   IndexView coh2facet;
   DeviceView<Index *[2]> facet2elem;
   DeviceView<int *[2]> facet2local;
+  DeviceView<uint8_t *> facet2turn; // (facet); empty in 2D
   KOKKOS_INLINE_FUNCTION Index elem(Index c, int side) const { return facet2elem(coh2facet(c), side); }
   KOKKOS_INLINE_FUNCTION int local(Index c, int side) const { return facet2local(coh2facet(c), side); }
+  KOKKOS_INLINE_FUNCTION int turn(Index c) const { return facet2turn(coh2facet(c)); }
 };
 
 /// The growing topology: bulk connectivity (renumbered as nodes split), each node's parent, and
@@ -96,7 +99,7 @@ public:
   /// counts) into a checkpoint, and back on a CrackedMesh of the same input mesh.
   void save(CheckpointWriter &w) const;
   void restore(const CheckpointReader &r);
-  CohesiveSides sides() const { return {coh2facet, topology.facet2elem, topology.facet2local}; }
+  CohesiveSides sides() const { return {coh2facet, topology.facet2elem, topology.facet2local, facet2turn}; }
 
   /// Deterministic insertions of at most this many facets take one thread in colour order instead
   /// of three launches a colour (the same numbering; tests set 0 to compare the two).
@@ -107,6 +110,7 @@ public:
   IndexView facet2coh;              // (facet): its cohesive element, -1 while intact
   IndexView coh2facet;              // (cohesive capacity): facet id
   DeviceView<ElementLinks *> links; // (element): adjacency and crack state, for the walks
+  DeviceView<uint8_t *> facet2turn; // (facet): a face's turn between its sides (tetrahedra)
   Topology topology;
   Coloring coloring;
 

@@ -90,7 +90,10 @@ void adjacent_elements(const Coloring &col, const DeviceView<Index **> &e2f, con
         if (final) pos(i) = k;
         if (i == ne) return;
         const Index e = order(i);
-        k += facet2coh(e2f(e, 0)) >= 0 || facet2coh(e2f(e, 1)) >= 0 || facet2coh(e2f(e, 2)) >= 0;
+        bool touches = false;
+        for (int f = 0; f < static_cast<int>(e2f.extent(1)); ++f)
+          touches = touches || facet2coh(e2f(e, f)) >= 0;
+        k += touches;
       });
   // Only the per-colour offsets come to the host (the last is the total), not the whole scan.
   const IndexView colour_offsets = col.color2elem.offsets;
@@ -179,8 +182,8 @@ void FractureModel::follow_topology(const CoordView &coords) {
   if (atomic_scatter()) return;
   const Index cap = static_cast<Index>(points_.extent(0));
   if (cap > static_cast<Index>(face_force_.extent(0))) // rewritten every step
-    face_force_ =
-        DeviceView<Real *[2][3][2]>(Kokkos::view_alloc(Kokkos::WithoutInitializing, face_force_.label()), cap);
+    face_force_ = DeviceView<Real ****>(Kokkos::view_alloc(Kokkos::WithoutInitializing, face_force_.label()), cap, 2,
+                                        face_force_.extent(2), face_force_.extent(3));
   // Colour by colour, the cohesive forces go through face_force_ and a scatter pass over the
   // compacted list of bulk elements touching a cohesive element, as a colouring of its own.
   Coloring &ac = adjacent_.coloring;

@@ -15,7 +15,8 @@ class FractureSimulation : public ExplicitSimulation {
 public:
   FractureSimulation(const InputNode &root, const RunOptions &opts)
       : ExplicitSimulation(root, opts),
-        mesh_(read_mesh_section(root, opts.input_file, {ElementType::Tri3, ElementType::Tri6})),
+        mesh_(read_mesh_section(root, opts.input_file,
+                                {ElementType::Tri3, ElementType::Tri6, ElementType::Tet4, ElementType::Tet10})),
         elastic_(elastic::parse_config(root, mesh_)), fracture_(parse_fracture(root.child("fracture"), mesh_)) {
     const InputNode mesh = root.child("mesh");
     lattice_ = mesh.has("generator") && !mesh.has("perturbation");
@@ -45,10 +46,11 @@ private:
 
 } // namespace
 
-FEGPU_REGISTER_MODULE(cohesive_fracture, "cohesive_fracture",
-                      "dynamic fracture of 2D T3/T6 meshes with adaptively inserted extrinsic PPR cohesive elements",
-                      Ranks::One, [](const InputNode &root, const RunOptions &opts) -> std::unique_ptr<Simulation> {
-                        return std::make_unique<FractureSimulation>(root, opts);
-                      });
+FEGPU_REGISTER_MODULE(
+    cohesive_fracture, "cohesive_fracture",
+    "dynamic fracture of 2D T3/T6 and 3D TET4/TET10 meshes with adaptively inserted extrinsic PPR cohesive elements",
+    Ranks::One, [](const InputNode &root, const RunOptions &opts) -> std::unique_ptr<Simulation> {
+      return std::make_unique<FractureSimulation>(root, opts);
+    });
 
 } // namespace fegpu::cohesive

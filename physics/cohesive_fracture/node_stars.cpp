@@ -2,6 +2,7 @@
 /// Cohesive insertion into tetrahedral meshes (TET4, TET10), a thread per node of the cracked faces
 /// (see NodeStar below and insertion.hpp).
 #include "counters.hpp"
+#include "fegpu/core/error.hpp"
 
 namespace fegpu::cohesive::insertion_kernels {
 
@@ -171,6 +172,32 @@ Index run_stars(CrackedMesh &m, const ConnView &original, const DeviceView<uint8
                 const IndexView &list, const IndexView &too_large, Index &nodes, Index &cohs) {
   const auto run = m.type == ElementType::Tet4 ? run_stars_of<4> : run_stars_of<10>;
   return run(m, original, flag, s, local, bases, touched, list, too_large, nodes, cohs);
+}
+
+DeviceView<uint8_t *> face_turns(const ConnView &conn, ElementType type, const Topology &t) {
+  DeviceView<uint8_t *> turn("fegpu::cohesive::facet2turn", t.num_facets);
+  const auto f2e = t.facet2elem;
+  const auto f2l = t.facet2local;
+  Index wrong = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::cohesive::face_turns", range(0, t.num_facets),
+      KOKKOS_LAMBDA(Index f, Index & bad) {
+        const Index e0 = f2e(f, 0), e1 = f2e(f, 1);
+        if (e1 < 0) return;
+        const int l0 = f2l(f, 0), l1 = f2l(f, 1);
+        int r = 0;
+        while (r < 3 && conn(e1, facet_node(type, l1, r)) != conn(e0, facet_node(type, l0, 0)))
+          ++r;
+        turn(f) = static_cast<uint8_t>(r);
+        for (int k = 0; k < 3; ++k) // corner k at (r - k) mod 3: side 1 reversed and turned
+          if (r == 3 || conn(e1, facet_node(type, l1, (r - k + 3) % 3)) != conn(e0, facet_node(type, l0, k))) {
+            ++bad;
+            return;
+          }
+      },
+      wrong);
+  FEGPU_CHECK(wrong == 0, "a face's two sides do not run opposite ways (an inverted tetrahedron)");
+  return turn;
 }
 
 } // namespace fegpu::cohesive::insertion_kernels

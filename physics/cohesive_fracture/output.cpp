@@ -1,64 +1,77 @@
 /// \file output.cpp
-/// The cohesive-fracture module's output: the bulk fields, a block of QUAD4 cohesive elements
-/// (each one's corner nodes on both faces) with their openings and damage, and the crack globals.
+/// The cohesive-fracture module's output: the bulk fields, a block of cohesive elements (QUAD4 in
+/// 2D, WEDGE6 in 3D: each one's corner nodes on both faces) with their openings and damage, and the
+/// crack globals (crack_length: the cohesive elements' length, or area in 3D).
 #include "cohesive_facet.hpp"
 
 namespace fegpu::cohesive {
 
 namespace {
 
-/// Per cohesive element: mean normal and tangential opening, largest damage, and the QUAD4 of
-/// its corner nodes (face 0's corners, then face 1's in reverse) for output.
+/// Per cohesive element: mean normal and tangential opening (3D: the tangential jump's magnitude),
+/// largest damage, and the output element of its corner nodes: a QUAD4 (face 0's corners, then
+/// face 1's in reverse) or a WEDGE6 (face 0's corners, then face 1's opposite them).
 template <int NPE, class U>
 void cohesive_output_kernel(const ConnView &conn, const CoordView &xyz, const U &u, const CohesiveSides &sides,
                             const DeviceView<CohesivePoint **> &pts, LawField laws, Index n, const DofView &values,
-                            const DeviceView<Index *[4]> &quad) {
-  constexpr int nq = NPE == 3 ? 2 : 3;
+                            const DeviceView<Index **> &corners) {
+  constexpr int nq = kFacetPoints<NPE>, D = kDim<NPE>;
   Kokkos::parallel_for(
       "fegpu::cohesive::output", range(0, n), KOKKOS_LAMBDA(Index c) {
         double dn = 0, dt = 0, d = 0;
         const CohesiveFacet<NPE> facet(conn, xyz, u, sides, c);
         for (int q = 0; q < nq; ++q) {
           const auto g = facet.point(q);
-          dn += (g.Jx * g.nx() + g.Jy * g.ny()) / nq;
-          dt += (g.Jx * g.tx + g.Jy * g.ty) / nq;
+          double n_q, t_q, e[D];
+          openings<D>(g, n_q, t_q, e);
+          dn += n_q / nq;
+          dt += t_q / nq;
           const double dq = ppr_damage(laws.base, laws.in_base(c, pts(c, q).history));
           d = dq > d ? dq : d;
         }
         values(c, 0) = dn;
         values(c, 1) = dt;
         values(c, 2) = d;
-        const Index e0 = sides.elem(c, 0), e1 = sides.elem(c, 1);
-        const int f0 = sides.local(c, 0), f1 = sides.local(c, 1);
-        quad(c, 0) = conn(e0, facet_node(tri(NPE), f0, 0));
-        quad(c, 1) = conn(e0, facet_node(tri(NPE), f0, 1));
-        quad(c, 2) = conn(e1, facet_node(tri(NPE), f1, 0));
-        quad(c, 3) = conn(e1, facet_node(tri(NPE), f1, 1));
+        if constexpr (D == 2) {
+          corners(c, 0) = facet.a[0], corners(c, 1) = facet.a[1], corners(c, 2) = facet.b[1],
+                     corners(c, 3) = facet.b[0];
+        } else {
+          for (int k = 0; k < 3; ++k)
+            corners(c, k) = facet.a[k], corners(c, 3 + k) = facet.b[k];
+        }
       });
 }
 
-/// Per cohesive element: mean openings and damage (values) and its output QUAD4 (quad).
+/// Per cohesive element: mean openings and damage (values) and its output element (corners).
 template <class U>
 void cohesive_output(const CrackedMesh &cm, const elastic::ElasticModel &bulk, const DeviceView<CohesivePoint **> &pts,
-                     LawField laws, const U &u, const DofView &values, const DeviceView<Index *[4]> &quad) {
-  const auto f = bulk.mesh().type == ElementType::Tri3 ? cohesive_output_kernel<3, U> : cohesive_output_kernel<6, U>;
-  f(bulk.mesh().elem2node, bulk.mesh().coords, u, cm.sides(), pts, laws, cm.num_cohesive(), values, quad);
+                     LawField laws, const U &u, const DofView &values, const DeviceView<Index **> &corners) {
+  with_nodes(bulk.mesh().type, [&](auto npe) {
+    cohesive_output_kernel<decltype(npe)::value, U>(bulk.mesh().elem2node, bulk.mesh().coords, u, cm.sides(), pts, laws,
+                                                    cm.num_cohesive(), values, corners);
+  });
+}
+
+/// The cohesive block's element: its Exodus name and node count.
+std::pair<const char *, int> cohesive_shape(int dim) {
+  return dim == 2 ? std::pair{"QUAD4", 4} : std::pair{"WEDGE6", 6};
 }
 } // namespace
 
 HostMesh FractureModel::output_mesh() const {
   HostMesh h = bulk_.output_mesh();
   const Index nc = cracked_->num_cohesive();
-  const auto quad = quad_store_.view<DeviceView<Index *[4]>>(nc);
-  cohesive_output(*cracked_, bulk_, points_, laws(), NoDisplacement{}, values_store_.view<DofView>(nc, 3), quad);
-  auto q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), quad);
-  HostMesh::ExtraBlock b{"cohesive", 1000, "QUAD4", 4, {}};
+  const auto [name, nn] = cohesive_shape(bulk_.dim());
+  const auto corners = quad_store_.view<DeviceView<Index **>>(nc, nn);
+  cohesive_output(*cracked_, bulk_, points_, laws(), NoDisplacement{}, values_store_.view<DofView>(nc, 3), corners);
+  auto q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), corners);
+  HostMesh::ExtraBlock b{"cohesive", 1000, name, nn, {}};
   for (const auto &blk : h.blocks)
     b.id = std::max(b.id, blk.id + 1);
-  b.conn.resize(4 * static_cast<std::size_t>(nc));
+  b.conn.resize(nn * static_cast<std::size_t>(nc));
   for (Index c = 0; c < nc; ++c)
-    for (int k = 0; k < 4; ++k)
-      b.conn[4 * c + k] = q(c, k);
+    for (int k = 0; k < nn; ++k)
+      b.conn[nn * c + k] = q(c, k);
   h.extra_blocks.push_back(std::move(b));
   return h;
 }
@@ -88,7 +101,8 @@ void FractureModel::fill_output(const DofView &u, const DofView &v, const DofVie
       std::fill(element[k].begin(), element[k].begin() + ne, 0.0);
   }
   const DofView values = values_store_.view<DofView>(nc, 3);
-  cohesive_output(*cracked_, bulk_, points_, laws(), u, values, quad_store_.view<DeviceView<Index *[4]>>(nc));
+  cohesive_output(*cracked_, bulk_, points_, laws(), u, values,
+                  quad_store_.view<DeviceView<Index **>>(nc, cohesive_shape(bulk_.dim()).second));
   for (int k = 0; k < 3; ++k)
     copy_to_host(Kokkos::subview(values, Kokkos::ALL, k), element[bulk_vars + k].data() + ne);
 }
@@ -121,6 +135,9 @@ double slope(const std::deque<std::array<double, 2>> &rows) {
 
 std::vector<HistoryColumn> FractureModel::history_columns(const HistorySpec &spec) {
   if (!spec.crack_tip) return {};
+  if (bulk_.dim() == 3)
+    throw InputError("output: histories: crack_tip follows a crack's edge in 2D; a tetrahedral mesh's crack front "
+                     "has no tip (use the globals crack_length, the area in 3D, and fragments)");
   tip_ = spec.crack_tip;
   return {{"crack_tip_x", "length"}, {"crack_tip_y", "length"}, {"crack_tip_speed", "velocity"}};
 }

@@ -1,5 +1,6 @@
 /// \file stress_check.cpp
-/// The stress check at check steps: element stresses averaged to the nodes (area-weighted), each
+/// The stress check at check steps: element stresses averaged to the nodes (area- or
+/// volume-weighted), each
 /// intact crackable facet's traction from them against the PPR strengths, and the insertion of
 /// cohesive elements at the facets that reach them.
 #include "cohesive_facet.hpp"
@@ -9,10 +10,12 @@ namespace fegpu::cohesive {
 
 namespace {
 
-/// Element stresses summed at the nodes, weighted by area: (sxx, syy, sxy) * A; with `area_only`
-/// the areas A alone (one component), which change only with the topology, so the stress check
-/// divides by their stored inverse sums instead of adding a fourth component every check.
+/// Element stresses summed at the nodes, weighted by area (2D: sxx, syy, sxy) or volume (3D: sxx,
+/// syy, szz, sxy, syz, sxz); with `area_only` the areas or volumes alone (one component), which
+/// change only with the topology, so the stress check divides by their stored inverse sums instead
+/// of adding a component every check.
 template <int NPE> struct NodalStress {
+  static constexpr int D = kDim<NPE>, NS = D == 2 ? 3 : 6;
   ConnView conn;
   CoordView xyz;
   DofView u;
@@ -20,33 +23,41 @@ template <int NPE> struct NodalStress {
   IndexView elem_mat;
   bool area_only;
   template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
-    double x[NPE], y[NPE], ux[NPE], uy[NPE], s[3];
+    double x[D][NPE], ux[D][NPE], s[6], A;
     for (int a = 0; a < NPE; ++a) {
       const Index n = conn(e, a);
-      x[a] = xyz(n, 0);
-      y[a] = xyz(n, 1);
-      ux[a] = u(n, 0);
-      uy[a] = u(n, 1);
+      for (int i = 0; i < D; ++i) {
+        x[i][a] = xyz(n, i);
+        ux[i][a] = u(n, i);
+      }
     }
-    const double A = elastic::mean_stress<NPE>(mats(elem_mat(e)), x, y, ux, uy, s);
+    if constexpr (D == 2) {
+      A = elastic::mean_stress<NPE>(mats(elem_mat(e)), x[0], x[1], ux[0], ux[1], s);
+    } else {
+      double min_det, f[3][NPE];
+      A = elastic::tet::volume<NPE>(x, min_det);
+      if (!area_only) elastic::tet::internal_force<NPE, double>(mats(elem_mat(e)), x, ux, f, s);
+    }
     for (int a = 0; a < NPE; ++a) {
       const Index n = conn(e, a);
       if (area_only)
         add(n, 0, A);
       else
-        for (int k = 0; k < 3; ++k)
+        for (int k = 0; k < NS; ++k)
           add(n, k, A * s[k]);
     }
   }
 };
 
 /// The stress check: facets whose averaged traction reaches the PPR strengths,
-/// (<T_n> / sigma_max)^2 + (T_t / tau_max)^2 >= 1. Returns the number flagged.
+/// (<T_n> / sigma_max)^2 + (T_t / tau_max)^2 >= 1, T_t the traction's magnitude in the facet's
+/// plane (3D) or along it (2D). Returns the number flagged.
 template <int NPE>
 Index stress_check(const ConnView &conn, const CoordView &xyz, const Topology &t, const IndexView &facet2coh,
                    const DeviceView<uint8_t *> &crackable, const RealView &strength, const DofView &ns,
                    const RealView &inverse_area, const PPRParams &law, const DeviceView<uint8_t *> &flags) {
-  constexpr int NPF = NPE == 3 ? 2 : 3;
+  constexpr int NPF = kFacetNodes<NPE>, D = kDim<NPE>, NS = NodalStress<NPE>::NS;
+  constexpr ElementType type = solid_type<NPE>();
   const auto f2e = t.facet2elem;
   const auto f2l = t.facet2local;
   Index count = 0;
@@ -57,21 +68,42 @@ Index stress_check(const ConnView &conn, const CoordView &xyz, const Topology &t
         if (!crackable(f) || facet2coh(f) >= 0) return;
         const Index e = f2e(f, 0);
         const int l = f2l(f, 0);
-        double s[3] = {0, 0, 0};
+        double s[6] = {0, 0, 0, 0, 0, 0};
         for (int k = 0; k < NPF; ++k) {
-          const Index n = conn(e, facet_node(tri(NPE), l, k));
+          const Index n = conn(e, facet_node(type, l, k));
           const double w = inverse_area(n) / NPF;
-          for (int j = 0; j < 3; ++j)
+          for (int j = 0; j < NS; ++j)
             s[j] += ns(n, j) * w;
         }
-        const Index a = conn(e, facet_node(tri(NPE), l, 0)), b = conn(e, facet_node(tri(NPE), l, 1));
-        double tx = xyz(b, 0) - xyz(a, 0), ty = xyz(b, 1) - xyz(a, 1);
-        const double len = Kokkos::sqrt(tx * tx + ty * ty);
-        tx /= len;
-        ty /= len;
-        const double nx = ty, ny = -tx;
-        const double trx = s[0] * nx + s[2] * ny, try_ = s[2] * nx + s[1] * ny;
-        const double tn = trx * nx + try_ * ny, tt = trx * tx + try_ * ty;
+        const Index a = conn(e, facet_node(type, l, 0)), b = conn(e, facet_node(type, l, 1));
+        double tn, tt;
+        if constexpr (D == 2) {
+          double tx = xyz(b, 0) - xyz(a, 0), ty = xyz(b, 1) - xyz(a, 1);
+          const double len = Kokkos::sqrt(tx * tx + ty * ty);
+          tx /= len;
+          ty /= len;
+          const double nx = ty, ny = -tx;
+          const double trx = s[0] * nx + s[2] * ny, try_ = s[2] * nx + s[1] * ny;
+          tn = trx * nx + try_ * ny;
+          tt = trx * tx + try_ * ty;
+        } else {
+          const Index c = conn(e, facet_node(type, l, 2));
+          double p[3], q[3], n[3];
+          for (int i = 0; i < 3; ++i)
+            p[i] = xyz(b, i) - xyz(a, i), q[i] = xyz(c, i) - xyz(a, i);
+          n[0] = p[1] * q[2] - p[2] * q[1], n[1] = p[2] * q[0] - p[0] * q[2], n[2] = p[0] * q[1] - p[1] * q[0];
+          const double len = Kokkos::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+          for (int i = 0; i < 3; ++i)
+            n[i] /= len;
+          // sigma n, the stress in xx, yy, zz, xy, yz, xz
+          const double tr[3] = {s[0] * n[0] + s[3] * n[1] + s[5] * n[2], s[3] * n[0] + s[1] * n[1] + s[4] * n[2],
+                                s[5] * n[0] + s[4] * n[1] + s[2] * n[2]};
+          tn = tr[0] * n[0] + tr[1] * n[1] + tr[2] * n[2];
+          double t2 = 0;
+          for (int i = 0; i < 3; ++i)
+            t2 += (tr[i] - tn * n[i]) * (tr[i] - tn * n[i]);
+          tt = Kokkos::sqrt(t2);
+        }
         const double f_s = strength(f);
         const double rn = tn > 0 ? tn / (f_s * law.sigma_max) : 0.0, rt = tt / (f_s * law.tau_max);
         if (rn * rn + rt * rt >= 1.0) {
@@ -93,8 +125,7 @@ void invert(const DofView &area, const RealView &out) {
 } // namespace
 
 Index FractureModel::check_and_insert(const DofView &u) {
-  if (bulk_.mesh().type == ElementType::Tri3) return check_and_insert<3>(u);
-  return check_and_insert<6>(u);
+  return with_nodes(bulk_.mesh().type, [&](auto npe) { return check_and_insert<decltype(npe)::value>(u); });
 }
 
 template <int NPE> Index FractureModel::check_and_insert(const DofView &u) {
@@ -114,7 +145,7 @@ template <int NPE> Index FractureModel::check_and_insert(const DofView &u) {
     inverse_area_ = inverse_area_store_.view(n);
     invert(area, inverse_area_);
   }
-  const DofView nodal_stress = nodal_stress_store_.view<DofView>(n, 3);
+  const DofView nodal_stress = nodal_stress_store_.view<DofView>(n, NodalStress<NPE>::NS);
   sums(nodal_stress, false);
   const Index flagged = stress_check<NPE>(m.elem2node, m.coords, topology_, cracked_->facet2coh, crackable_, strength_,
                                           nodal_stress, inverse_area_, config_.law, flags_);

@@ -163,23 +163,6 @@ template <int N> struct LumpedMass {
 
 template <int N> Solid<N> solid(const Mesh &m) { return {m.elem2node, m.coords}; }
 
-/// Calls f(std::integral_constant<int, N>) for the mesh's element type.
-template <class F> decltype(auto) with_nodes(ElementType t, F &&f) {
-  switch (t) {
-  case ElementType::Tri3:
-    return f(std::integral_constant<int, 3>{});
-  case ElementType::Tri6:
-    return f(std::integral_constant<int, 6>{});
-  case ElementType::Tet4:
-    return f(std::integral_constant<int, 4>{});
-  case ElementType::Tet10:
-    return f(std::integral_constant<int, 10>{});
-  default:
-    FEGPU_CHECK(false, "elastodynamics: T3, T6, TET4 or TET10 elements");
-  }
-  return f(std::integral_constant<int, 3>{});
-}
-
 } // namespace
 
 namespace kernels {

@@ -5,10 +5,31 @@
 /// stability bound and the Jacobian check; and for a mesh whose nodes were split (cohesive
 /// fracture), the grown node sets and the new node ids. Element maths: triangle.hpp.
 #include "fegpu/assembly/scatter.hpp"
+#include "fegpu/core/error.hpp"
 #include "fegpu/mesh/mesh.hpp"
 #include "tetrahedron.hpp"
 
+#include <type_traits>
+
 namespace fegpu::elastic::kernels {
+
+/// Calls f(std::integral_constant<int, N>) for a solid element type of N nodes (T3, T6, TET4,
+/// TET10): the kernels written over N, here and in the fracture module, are picked by it.
+template <class F> decltype(auto) with_nodes(ElementType t, F &&f) {
+  switch (t) {
+  case ElementType::Tri3:
+    return f(std::integral_constant<int, 3>{});
+  case ElementType::Tri6:
+    return f(std::integral_constant<int, 6>{});
+  case ElementType::Tet4:
+    return f(std::integral_constant<int, 4>{});
+  case ElementType::Tet10:
+    return f(std::integral_constant<int, 10>{});
+  default:
+    FEGPU_CHECK(false, "a solid of T3, T6, TET4 or TET10 elements");
+  }
+  return f(std::integral_constant<int, 3>{});
+}
 
 /// The first element with det J <= 0 (inverted or degenerate), or -1 if none.
 Index first_inverted(const Mesh &mesh);
