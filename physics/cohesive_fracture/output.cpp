@@ -32,13 +32,12 @@ void cohesive_output_kernel(const ConnView &conn, const CoordView &xyz, const U 
         values(c, 0) = dn;
         values(c, 1) = dt;
         values(c, 2) = d;
-        if constexpr (D == 2) {
-          corners(c, 0) = facet.a[0], corners(c, 1) = facet.a[1], corners(c, 2) = facet.b[1],
-                     corners(c, 3) = facet.b[0];
-        } else {
-          for (int k = 0; k < 3; ++k)
-            corners(c, k) = facet.a[k], corners(c, 3 + k) = facet.b[k];
-        }
+        // QUAD4: a0 a1 b1 b0; WEDGE6: a0 a1 a2 b0 b1 b2 (no capture inside a constexpr branch: nvcc)
+        Index out[6];
+        for (int k = 0; k < D; ++k)
+          out[k] = facet.a[k], out[D == 2 ? 3 - k : 3 + k] = facet.b[k];
+        for (int k = 0; k < 2 * D; ++k)
+          corners(c, k) = out[k];
       });
 }
 

@@ -76,9 +76,11 @@ Index stress_check(const ConnView &conn, const CoordView &xyz, const Topology &t
             s[j] += ns(n, j) * w;
         }
         const Index a = conn(e, facet_node(type, l, 0)), b = conn(e, facet_node(type, l, 1));
+        // (Read before the branches: nvcc's device lambdas may not first capture a variable in one.)
+        const double ab[3] = {xyz(b, 0) - xyz(a, 0), xyz(b, 1) - xyz(a, 1), xyz(b, 2) - xyz(a, 2)};
         double tn, tt;
         if constexpr (D == 2) {
-          double tx = xyz(b, 0) - xyz(a, 0), ty = xyz(b, 1) - xyz(a, 1);
+          double tx = ab[0], ty = ab[1];
           const double len = Kokkos::sqrt(tx * tx + ty * ty);
           tx /= len;
           ty /= len;
@@ -90,7 +92,7 @@ Index stress_check(const ConnView &conn, const CoordView &xyz, const Topology &t
           const Index c = conn(e, facet_node(type, l, 2));
           double p[3], q[3], n[3];
           for (int i = 0; i < 3; ++i)
-            p[i] = xyz(b, i) - xyz(a, i), q[i] = xyz(c, i) - xyz(a, i);
+            p[i] = ab[i], q[i] = xyz(c, i) - xyz(a, i);
           n[0] = p[1] * q[2] - p[2] * q[1], n[1] = p[2] * q[0] - p[0] * q[2], n[2] = p[0] * q[1] - p[1] * q[0];
           const double len = Kokkos::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
           for (int i = 0; i < 3; ++i)
