@@ -76,10 +76,11 @@ Index stress_check(const ConnView &conn, const CoordView &xyz, const Topology &t
             s[j] += ns(n, j) * w;
         }
         const Index a = conn(e, facet_node(type, l, 0)), b = conn(e, facet_node(type, l, 1));
-        // (Read before the branches: nvcc's device lambdas may not first capture a variable in one.)
+        // (Read before the branches, which are a plain if: nvcc refuses an if constexpr in a device
+        // lambda that captures.)
         const double ab[3] = {xyz(b, 0) - xyz(a, 0), xyz(b, 1) - xyz(a, 1), xyz(b, 2) - xyz(a, 2)};
         double tn, tt;
-        if constexpr (D == 2) {
+        if (D == 2) {
           double tx = ab[0], ty = ab[1];
           const double len = Kokkos::sqrt(tx * tx + ty * ty);
           tx /= len;
