@@ -586,6 +586,70 @@ def wellbore(out):
     print(f"wellbore: Runge-Kutta plastic radius {front:.4f} m")
 
 
+def hollow_sphere(out):
+    """The hollow sphere's outer surface coloured by piece, and the fragments and crack area over
+    time. A piece: elements joined through intact faces or cohesive elements whose damage (the
+    largest of its points') is below 1; the run's `fragments` also joins through a cohesive element
+    until all its points have failed, so it counts fewer."""
+    from mpl_toolkits.mplot3d.art3d import Poly3DCollection
+
+    files = series(out, "hollow_sphere")
+    d = Dataset(files[-1])
+    s = len(d["time_whole"][:]) - 1
+    X = np.stack([d["coordx"][:], d["coordy"][:], d["coordz"][:]], 1)
+    nod = [str(v) for v in chartostring(d["name_nod_var"][:])]
+    elv = [str(v) for v in chartostring(d["name_elem_var"][:])]
+    u = np.stack([d[f"vals_nod_var{nod.index('displacement_' + c) + 1}"][s] for c in "xyz"], 1)
+    conn = d["connect1"][:] - 1
+    parent = list(range(len(conn)))
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    faces = {}
+    for e, t in enumerate(conn):
+        for f in ((0, 1, 3), (1, 2, 3), (0, 3, 2), (0, 2, 1)):
+            faces.setdefault(tuple(sorted(t[list(f)])), []).append(e)
+    for els in faces.values():
+        if len(els) == 2:
+            parent[find(els[0])] = find(els[1])
+    if "connect2" in d.variables:
+        damage = d[f"vals_elem_var{elv.index('damage') + 1}eb2"][s]
+        for w, dmg in zip(d["connect2"][:] - 1, damage):
+            if dmg < 1:
+                a, b = faces[tuple(sorted(w[:3]))][0], faces[tuple(sorted(w[3:]))][0]
+                parent[find(a)] = find(b)
+    roots = {find(e) for e in range(len(conn))}
+    h = histories(f"{out}/hollow_sphere_histories.csv")
+    print(f"hollow sphere: {len(roots)} pieces in the picture, the run's {h['fragments'][-1]:.0f} fragments")
+    r = np.linalg.norm(X, axis=1)
+    outer = [(k, els[0]) for k, els in faces.items() if len(els) == 1 and r[list(k)].min() > 0.99 * r.max()]
+    rng = np.random.default_rng(1)
+    colour = {root: rng.random(3) * 0.8 + 0.2 for root in roots}
+    x = X + u
+    fig = plt.figure(figsize=(10, 4.6))
+    ax = fig.add_subplot(1, 2, 1, projection="3d")
+    polys = [x[list(k)] * 1e3 for k, _ in outer]
+    ax.add_collection3d(Poly3DCollection(polys, facecolors=[colour[find(e)] for _, e in outer], linewidths=0))
+    lim = 5.3
+    ax.set(xlim=(-lim, lim), ylim=(-lim, lim), zlim=(-lim, lim), xlabel="x (mm)", ylabel="y (mm)", zlabel="z (mm)")
+    ax.set_box_aspect((1, 1, 1))
+    ax.view_init(elev=20, azim=35)
+    ax.set_title(f"t = {d['time_whole'][s] * 1e6:.1f} us: {h['fragments'][-1]:.0f} fragments\n"
+                 f"(a colour a piece cut at every face with a failed point: {len(roots)})", fontsize=10)
+    b = fig.add_subplot(1, 2, 2)
+    b.plot(h["time"] * 1e6, h["fragments"], "C0")
+    b.set(xlabel="time (us)", ylabel="fragments", title="Hollow sphere (TET4), 50 m/s radial")
+    c = b.twinx()
+    c.plot(h["time"] * 1e6, h["crack_length"] * 1e6, "C1")
+    c.set_ylabel("crack area (mm^2)", color="C1")
+    fig.tight_layout()
+    fig.savefig("docs/images/hollow_sphere.png", dpi=110)
+
+
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else "out"
     app = os.environ.get("FEGPU_APP", "build/openmp/app/fegpu-kk")
@@ -603,3 +667,4 @@ if __name__ == "__main__":
     cantilever_plate(out)
     pinched_cylinder(out)
     wellbore(out)
+    hollow_sphere(out)

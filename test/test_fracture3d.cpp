@@ -203,6 +203,30 @@ TEST(Fracture3D, ContinuousFieldOpensNoFaceOfAFragmentedMesh) {
                 largest);
     EXPECT_LT(largest, 1e-15);
     EXPECT_EQ(m.count_fragments(), 1) << "intact cohesive elements still join every element";
+    // Full fragmentation: every element its own nodes; and once every face has opened past the
+    // law's width (each element moved by its centroid's offset from the box's centre), every
+    // element its own fragment.
+    EXPECT_EQ(m.num_nodes(), m.num_elements() * element_info(type).nodes);
+    const DofView apart("apart", m.num_nodes(), 3);
+    {
+      const auto conn = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.cracked().elem2node);
+      const auto xyz = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.bulk().mesh().coords);
+      auto uh = Kokkos::create_mirror_view(Kokkos::HostSpace(), apart);
+      const double centre[3] = {0.5, 0.6, 0.35};
+      for (std::size_t e = 0; e < conn.extent(0); ++e) {
+        double g[3] = {0, 0, 0};
+        for (int a = 0; a < 4; ++a)
+          for (int d = 0; d < 3; ++d)
+            g[d] += xyz(conn(e, a), d) / 4;
+        for (std::size_t a = 0; a < conn.extent(1); ++a)
+          for (int d = 0; d < 3; ++d)
+            uh(conn(e, a), d) = g[d] - centre[d];
+      }
+      Kokkos::deep_copy(apart, uh);
+    }
+    DofView force("f", m.num_nodes(), 3);
+    m.add_internal_force(apart, force, Sweep::All); // the points' histories take the openings
+    EXPECT_EQ(m.count_fragments(), m.num_elements());
   }
 }
 
