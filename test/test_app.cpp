@@ -624,12 +624,12 @@ TEST_F(App, BadSolidInput) {
                    {"boundary_conditions[3].value", "[x, y, z]"});
   expect_bad_input(replace(kSolid, "element: tet10", "element: tri6"), {"mesh.element", "tet4, tet10"});
   expect_bad_input(replace(kGood, "components: [x, y]", "components: [x, z]"), {"unknown component 'z'"});
-  // Fracture takes tetrahedra, but a notch is a 2D segment.
-  expect_bad_input(replace(replace(kFracture,
-                                   "{generator: rectangle, element: tri3, nx: 20, ny: 4, lx: 2.0, ly: 0.4, y0: -0.2}",
-                                   "{generator: box, element: tet4, nx: 2, ny: 2, nz: 2, lx: 1, ly: 1, lz: 1}"),
-                           ", plane: stress}", "}"),
-                   {"fracture.notches", "a tetrahedral mesh has none"});
+  // Fracture takes tetrahedra, where a notch is a polygon, not a 2D segment.
+  expect_bad_input(
+      replace(replace(kFracture, "{generator: rectangle, element: tri3, nx: 20, ny: 4, lx: 2.0, ly: 0.4, y0: -0.2}",
+                      "{generator: box, element: tet4, nx: 2, ny: 2, nz: 2, lx: 1, ly: 1, lz: 1}"),
+              ", plane: stress}", "}"),
+      {"fracture.notches[0]", "planar polygon [[x, y, z]"});
   // An inverted tetrahedron in a mesh file: exit 2 naming it by the file's id.
   fegpu::HostMesh m = fegpu::generate_box(fegpu::ElementType::Tet4, 2, 1, 1, 1.0, 0.5, 0.5);
   m.elem_gid.resize(m.conn.size() / 4);

@@ -265,3 +265,43 @@ TEST(Fracture3D, ModeIBarDissipatesFractureEnergyTimesArea) {
     EXPECT_LT(worst, 0.01);
   }
 }
+
+// Notches in 3D, planar polygons on the plane y = 3 of a 4 x 6 x 5 box of unit cells (2 faces a
+// cell). Hand counts: the rectangle x in [0, 2], z in [0, 5] reaches three sides of the box: 20
+// faces; its nodes at x = 0 and 1 split (the crack cuts their stars, to the boundary), those on its
+// front x = 2 do not: 2 x 6 = 12 new nodes; TET10 adds the mid-edge nodes of the patch's edges off
+// the front: 10 along z (x = 0, 1), 12 along x (z = 0..5), 10 diagonals: 44 in all. The rectangle
+// x in [1, 3], z in [1, 4] stops inside: 12 faces, only its 2 interior nodes (x = 2, z = 2, 3)
+// split, and TET10's 13 mid-edge nodes of its interior edges (3 along z, 4 along x, 6 diagonals):
+// 15. Every point of a notch's cohesive elements starts failed (damage 1).
+TEST(Fracture3D, NotchPolygonsCrackTheFacesOnThemAndSplitTheHandCountedNodes) {
+  struct Case {
+    std::vector<std::array<double, 3>> polygon;
+    Index faces, tet4_nodes, tet10_nodes;
+  };
+  const Case cases[] = {{{{0, 3, 0}, {2, 3, 0}, {2, 3, 5}, {0, 3, 5}}, 20, 12, 44},
+                        {{{1, 3, 1}, {3, 3, 1}, {3, 3, 4}, {1, 3, 4}}, 12, 2, 15}};
+  for (auto type : kTets)
+    for (const Case &k : cases) {
+      elastic::Config c;
+      c.materials = {elastic::isotropic(1.0, 1.0, 0.25)};
+      FractureConfig f;
+      f.law = law(1e-4, 0.015);
+      f.notch_polygons = {k.polygon};
+      const HostMesh h = generate_box(type, 4, 6, 5, 4.0, 6.0, 5.0);
+      FractureModel m(h, c, f);
+      EXPECT_EQ(m.cracked().num_cohesive(), k.faces) << type_name(type);
+      EXPECT_EQ(m.num_nodes() - Index(h.xyz.size() / 3), type == ElementType::Tet4 ? k.tet4_nodes : k.tet10_nodes)
+          << type_name(type) << " notch from x = " << k.polygon[0][0];
+      EXPECT_NEAR(m.crack_length(), k.faces / 2.0, 1e-12);
+      const auto values = cohesive_values(m, DofView("u", m.num_nodes(), 3));
+      EXPECT_EQ(std::count(values[2].begin(), values[2].end(), 1.0), k.faces) << "failed from the start";
+    }
+  // A polygon off the mesh's faces (between two planes of nodes) is bad input.
+  elastic::Config c;
+  c.materials = {elastic::isotropic(1.0, 1.0, 0.25)};
+  FractureConfig f;
+  f.law = law(1e-4, 0.015);
+  f.notch_polygons = {{{0, 2.5, 0}, {2, 2.5, 0}, {2, 2.5, 5}}};
+  EXPECT_THROW(FractureModel(generate_box(ElementType::Tet4, 4, 6, 5, 4.0, 6.0, 5.0), c, f), InputError);
+}

@@ -130,6 +130,82 @@ double notch_facets(const Mesh &mesh, const Topology &t, const std::array<double
   return deviation > 1e-6 * longest ? deviation : 0.0; // (rounding only, where facets lie on it)
 }
 
+const char *const kNoNotchFaces =
+    "no interior face of the mesh lies in the notch's plane inside it (mesh the notch: a surface embedded in the "
+    "volume)";
+
+/// Flags the faces of a 3D notch, a planar polygon: the interior faces whose corners lie in its
+/// plane (to 1e-6 of the face's longest edge) and whose centroid lies inside it. Unlike a 2D notch
+/// no staircase is sought: the mesh must have faces on the plane. Throws where the polygon is not
+/// planar or no face lies on it.
+void notch_faces(const Mesh &mesh, const Topology &t, const std::vector<std::array<double, 3>> &poly,
+                 const DeviceView<uint8_t *> &out) {
+  using V = std::array<double, 3>;
+  const auto sub = [](const V &a, const V &b) { return V{a[0] - b[0], a[1] - b[1], a[2] - b[2]}; };
+  const auto dot = [](const V &a, const V &b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; };
+  const auto cross = [](const V &a, const V &b) {
+    return V{a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+  };
+  // The plane: the polygon's area vector (Newell's), its unit normal n; u, v span the plane.
+  V n{0, 0, 0};
+  for (std::size_t k = 0; k < poly.size(); ++k) {
+    const V c = cross(poly[k], poly[(k + 1) % poly.size()]);
+    for (int i = 0; i < 3; ++i)
+      n[i] += c[i];
+  }
+  const double area2 = std::sqrt(dot(n, n));
+  double size = 0;
+  for (const V &p : poly)
+    size = std::max(size, std::sqrt(dot(sub(p, poly[0]), sub(p, poly[0]))));
+  if (!(area2 > 1e-12 * size * size)) throw InputError("a notch polygon has no area (its corners lie on a line)");
+  for (double &c : n)
+    c /= area2;
+  for (const V &p : poly)
+    if (std::abs(dot(sub(p, poly[0]), n)) > 1e-9 * size)
+      throw InputError("a notch polygon's corners are not in one plane");
+  V u = sub(poly[1], poly[0]);
+  const double ul = std::sqrt(dot(u, u));
+  for (double &c : u)
+    c /= ul;
+  const V v = cross(n, u);
+  const auto inside = [&](const V &p) { // crossing number in the plane's (u, v) coordinates
+    const V q = sub(p, poly[0]);
+    const double x = dot(q, u), y = dot(q, v);
+    bool in = false;
+    for (std::size_t k = 0, j = poly.size() - 1; k < poly.size(); j = k++) {
+      const V a = sub(poly[k], poly[0]), b = sub(poly[j], poly[0]);
+      const double ax = dot(a, u), ay = dot(a, v), bx = dot(b, u), by = dot(b, v);
+      if ((ay > y) != (by > y) && x < (bx - ax) * (y - ay) / (by - ay) + ax) in = !in;
+    }
+    return in;
+  };
+  const auto f2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.facet2elem);
+  const auto f2l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.facet2local);
+  const auto conn = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.elem2node);
+  const auto xyz = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.coords);
+  const auto out_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  Index found = 0;
+  for (Index f = 0; f < t.num_facets; ++f) {
+    if (f2e(f, 1) < 0) continue;
+    V c[3], g{0, 0, 0};
+    for (int k = 0; k < 3; ++k) {
+      const Index node = conn(f2e(f, 0), facet_node(mesh.type, f2l(f, 0), k));
+      c[k] = V{xyz(node, 0), xyz(node, 1), xyz(node, 2)};
+      for (int i = 0; i < 3; ++i)
+        g[i] += c[k][i] / 3;
+    }
+    double edge = 0;
+    for (int k = 0; k < 3; ++k)
+      edge = std::max(edge, std::sqrt(dot(sub(c[k], c[(k + 1) % 3]), sub(c[k], c[(k + 1) % 3]))));
+    bool on = inside(g);
+    for (int k = 0; k < 3 && on; ++k)
+      on = std::abs(dot(sub(c[k], poly[0]), n)) <= 1e-6 * edge;
+    if (on) out_h(f) = 1, ++found;
+  }
+  if (found == 0) throw InputError(kNoNotchFaces);
+  Kokkos::deep_copy(out, out_h);
+}
+
 /// Strength factors per facet, mean one, from a hash of (seed, facet).
 void strength_factors(const StrengthScatter &sc, const RealView &out) {
   const double gamma = sc.kind == StrengthScatter::Weibull ? std::tgamma(1 + 1 / sc.modulus) : 1.0;
@@ -274,10 +350,12 @@ FractureModel::FractureModel(const HostMesh &mesh, elastic::Config elastic, Frac
       IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::fragment_parent"), m.num_elems());
 
   // Notches: cracked from the start, traction-free in tension.
-  if (!config_.notches.empty()) {
+  if (!config_.notches.empty() || !config_.notch_polygons.empty()) {
     Kokkos::deep_copy(flags_, 0);
     for (const auto &seg : config_.notches)
       notch_deviation_ = std::max(notch_deviation_, notch_facets(m, topology_, seg, flags_));
+    for (const auto &polygon : config_.notch_polygons)
+      notch_faces(m, topology_, polygon, flags_);
     notch_ = DeviceView<uint8_t *>("fegpu::cohesive::notch", topology_.num_facets);
     Kokkos::deep_copy(notch_, flags_); // (fracture() clears the flags)
     if (cracked_->fracture(flags_, config_.counter) == 0) throw InputError(kNoNotchPath);

@@ -47,7 +47,8 @@ struct FractureConfig {
   std::array<double, 6> region = {-1e300, 1e300,  -1e300,
                                   1e300,  -1e300, 1e300}; ///< facet centroids in x0 x1 y0 y1 z0 z1
   std::vector<std::array<double, 4>> notches; ///< segments (x0, y0, x1, y1): cracked and traction-free at start
-  bool renumber_nodes = false;                ///< renumber nodes by element after each insertion (see README)
+  std::vector<std::vector<std::array<double, 3>>> notch_polygons; ///< 3D: planar polygons, likewise
+  bool renumber_nodes = false; ///< renumber nodes by element after each insertion (see README)
 };
 
 /// One cohesive integration point: what the next step needs, nothing more (72 bytes; the

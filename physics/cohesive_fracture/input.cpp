@@ -11,7 +11,8 @@
 ///     counter: deterministic | global_atomic | team_atomic
 ///     blocks: [plate]                # blocks whose facets may crack (default: all)
 ///     region: {x: [0, 1], y: [-1, 1]} # facet midpoints (3D: face centroids, z too) that may crack
-///     notches: [[x0, y0, x1, y1]]    # segments cracked, traction-free, at the start (2D)
+///     notches: [[x0, y0, x1, y1]]    # segments cracked, traction-free, at the start (2D); in 3D
+///                                    # planar polygons [[[x, y, z], [x, y, z], [x, y, z], ...]]
 ///     renumber_nodes: false           # renumber nodes by element after each insertion
 #include "fegpu/mesh/mesh_input.hpp"
 #include "fracture_model.hpp"
@@ -63,10 +64,20 @@ FractureConfig parse_fracture(const InputNode &f, const HostMesh &mesh) {
   c.renumber_nodes = f.get<bool>("renumber_nodes", false);
   if (f.has("notches")) {
     const InputNode list = f.child("notches");
-    if (element_info(mesh.type).dim == 3)
-      list.error("notches are segments of a 2D mesh; a tetrahedral mesh has none yet (a pre-cracked polygon is "
-                 "issue 36's next step)");
-    for (std::size_t i = 0; i < list.size(); ++i) {
+    for (std::size_t i = 0; i < list.size() && element_info(mesh.type).dim == 3; ++i) {
+      std::vector<std::array<double, 3>> polygon;
+      if (!list[i].is_sequence() || (list[i].size() > 0 && !list[i][0].is_sequence()))
+        list[i].error("on a tetrahedral mesh a notch is a planar polygon [[x, y, z], [x, y, z], [x, y, z], ...], not "
+                      "a segment");
+      for (std::size_t k = 0; k < list[i].size(); ++k) {
+        const auto p = list[i][k].as<std::vector<double>>();
+        if (p.size() != 3) list[i][k].error("a notch polygon's corner is a point [x, y, z]");
+        polygon.push_back({p[0], p[1], p[2]});
+      }
+      if (polygon.size() < 3) list[i].error("a notch in 3D is a planar polygon of at least three corners [x, y, z]");
+      c.notch_polygons.push_back(std::move(polygon));
+    }
+    for (std::size_t i = 0; i < list.size() && element_info(mesh.type).dim == 2; ++i) {
       const auto s = list[i].as<std::vector<double>>();
       if (s.size() != 4) list[i].error("a notch is a segment [x0, y0, x1, y1]");
       if (s[0] == s[2] && s[1] == s[3]) list[i].error("the notch has zero length");
