@@ -9,6 +9,9 @@
 //                            every tenth step, as the intact cases (it finds no facet left);
 //   FractureStep/elastic     the intact mesh with neither check nor cohesive forces: the
 //                            elastodynamics step the other two add to.
+//   fracture_box/tet4_*, tet10_*  the same intact (check every step), fragmented (every interior
+//                            face) and elastic steps on boxes of about 1e5 and 1e6 tetrahedra, by
+//                            atomics (issue 36's 3D targets).
 // The second argument picks the scatter: 0 colour by colour (deterministic, the default), 1 atomic
 // adds; the third whether nodes are renumbered after insertion. FragmentedParts times the
 // fragmented step's parts: all internal forces (bulk and cohesive), and the bulk forces alone. Counters: elements,
@@ -25,13 +28,17 @@ namespace {
 enum class Case { Intact, IntactCheck10, Fragmented, FragmentedCheck, FragmentedCheck10, Elastic };
 enum class Part { Step, Forces, BulkForces };
 
-void run(benchmark::State &state, Case which, Part part) {
+/// `solid`: the mesh is a box of about state.range(0) tetrahedra of that type, else the T6 annulus
+/// of n_r = state.range(0).
+void run(benchmark::State &state, Case which, Part part, ElementType solid = ElementType::Tri6) {
   const int n_r = static_cast<int>(state.range(0));
+  const bool box = solid != ElementType::Tri6;
   elastic::Config ec;
   ec.materials = {elastic::isotropic(1, 1, 0.3)};
   ec.scatter = state.range(1) ? ScatterStrategy::Atomic : ScatterStrategy::Coloring;
   ec.initial_velocity[0] = "1e-3*x"; // some motion, so every kernel does real arithmetic
   ec.initial_velocity[1] = "1e-3*y";
+  if (box) ec.initial_velocity[2] = "1e-3*z";
   FractureConfig fc;
   fc.law.phi_n = fc.law.phi_t = 1.0;
   const bool intact = which == Case::Intact || which == Case::IntactCheck10;
@@ -43,7 +50,8 @@ void run(benchmark::State &state, Case which, Part part) {
                                                                                       : 1L << 40;
   fc.counter = CounterStrategy::GlobalAtomic;
   fc.renumber_nodes = state.range(2) != 0;
-  FractureModel model(generate_annulus(ElementType::Tri6, 3 * n_r, n_r, 0.5, 1.0), ec, fc);
+  FractureModel model(
+      box ? bench::box(solid, state.range(0)) : generate_annulus(ElementType::Tri6, 3 * n_r, n_r, 0.5, 1.0), ec, fc);
   const Topology &t = model.cracked().topology;
   if (fragmented) {
     model.insert_facets(bench::interior_facets(t));
@@ -52,7 +60,7 @@ void run(benchmark::State &state, Case which, Part part) {
   driver.start(1e-4);
   driver.step(); // first-touch allocations outside the clock
   Kokkos::fence();
-  const DofView f("fegpu::bench::f", model.num_nodes(), 2);
+  const DofView f("fegpu::bench::f", model.num_nodes(), model.num_components());
   for (auto _ : state) {
     for (int k = 0; k < 10; ++k) {
       if (part == Part::Step)
@@ -73,12 +81,19 @@ void run(benchmark::State &state, Case which, Part part) {
 }
 
 void fracture_step(benchmark::State &state, Case which) { run(state, which, Part::Step); }
+void fracture_box(benchmark::State &state, ElementType type, Case which) { run(state, which, Part::Step, type); }
 void fracture_forces(benchmark::State &state, Part part) { run(state, Case::Fragmented, part); }
 
 void sizes(benchmark::internal::Benchmark *b) {
   for (int n_r : {200, 800})
     for (int atomic : {0, 1})
       b->Args({n_r, atomic, 0});
+  b->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+/// Boxes of about 1e5 and 1e6 tetrahedra, atomic scatter (a GPU's faster one for tetrahedra).
+void boxes(benchmark::internal::Benchmark *b) {
+  for (long n : {100000L, 1000000L})
+    b->Args({n, 1, 0});
   b->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 /// The fragmented mesh's parts, atomic scatter, with and without renumbering the nodes.
@@ -106,5 +121,13 @@ BENCHMARK_CAPTURE(fracture_step, elastic, Case::Elastic)->Name("FractureStep/ela
 BENCHMARK_CAPTURE(fracture_step, fragmented_parts, Case::Fragmented)->Name("FragmentedParts/step")->Apply(parts);
 BENCHMARK_CAPTURE(fracture_forces, all, Part::Forces)->Name("FragmentedParts/bulk_and_cohesive_forces")->Apply(parts);
 BENCHMARK_CAPTURE(fracture_forces, bulk, Part::BulkForces)->Name("FragmentedParts/bulk_forces")->Apply(parts);
+// Issue 36's 3D targets: intact (check every step) within 2x of the elastic step of the same mesh,
+// fragmented within 2.5x of intact.
+BENCHMARK_CAPTURE(fracture_box, tet4_intact, ElementType::Tet4, Case::Intact)->Apply(boxes);
+BENCHMARK_CAPTURE(fracture_box, tet4_fragmented, ElementType::Tet4, Case::Fragmented)->Apply(boxes);
+BENCHMARK_CAPTURE(fracture_box, tet4_elastic, ElementType::Tet4, Case::Elastic)->Apply(boxes);
+BENCHMARK_CAPTURE(fracture_box, tet10_intact, ElementType::Tet10, Case::Intact)->Apply(boxes);
+BENCHMARK_CAPTURE(fracture_box, tet10_fragmented, ElementType::Tet10, Case::Fragmented)->Apply(boxes);
+BENCHMARK_CAPTURE(fracture_box, tet10_elastic, ElementType::Tet10, Case::Elastic)->Apply(boxes);
 
 FEGPU_BENCHMARK_MAIN()
