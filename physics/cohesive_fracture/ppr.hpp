@@ -47,17 +47,22 @@ struct PPRState {
 };
 
 namespace ppr_detail {
+/// x^e, by multiplication for the exponents 1 and 2 of the default shapes (alpha = beta = 2) and
+/// by pow otherwise: pow costs the cohesive step most of its time on a CPU (a TET4 box's fully
+/// fragmented step at 1e5 elements: see docs/performance.md).
+KOKKOS_INLINE_FUNCTION double power(double x, double e) { return e == 1 ? x : e == 2 ? x * x : Kokkos::pow(x, e); }
+
 /// The envelope (monotonic loading) tractions at dn >= 0: the normal one at |dt| = xn_abs, the
 /// tangential one at |dt| = xt_abs. (1 - y)^alpha is taken as (1 - y) (1 - y)^(alpha - 1), and
 /// (1 - x)^beta likewise where both are at one |dt|: two or three powers instead of four.
 KOKKOS_INLINE_FUNCTION void envelopes(const PPRParams &p, double dn, double xn_abs, double xt_abs, double &Tn,
                                       double &Tt) {
   const double y = dn < p.delta_n ? dn / p.delta_n : 1.0;
-  const double ya = y < 1 ? Kokkos::pow(1 - y, p.alpha - 1) : 0.0; // (1 - y)^(alpha - 1)
+  const double ya = y < 1 ? power(1 - y, p.alpha - 1) : 0.0; // (1 - y)^(alpha - 1)
   const double xt = xt_abs < p.delta_t ? xt_abs / p.delta_t : 1.0;
-  const double xb = xt < 1 ? Kokkos::pow(1 - xt, p.beta - 1) : 0.0; // (1 - x_t)^(beta - 1)
+  const double xb = xt < 1 ? power(1 - xt, p.beta - 1) : 0.0; // (1 - x_t)^(beta - 1)
   const double xn = xn_abs < p.delta_t ? xn_abs / p.delta_t : 1.0;
-  const double xnb = xn_abs == xt_abs ? (1 - xt) * xb : Kokkos::pow(1 - xn, p.beta); // (1 - x_n)^beta
+  const double xnb = xn_abs == xt_abs ? (1 - xt) * xb : power(1 - xn, p.beta); // (1 - x_n)^beta
   Tn = dn >= p.delta_n || xn_abs >= p.dbar_t ? 0.0
                                              : -(p.alpha * p.gamma_n / p.delta_n) * ya * (p.gamma_t * xnb + p.cross_t);
   Tt = xt_abs >= p.delta_t || dn >= p.dbar_n
