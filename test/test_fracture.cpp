@@ -6,6 +6,7 @@
 // element separates its faces' nodes; a notch is traction-free and a mode-I crack runs straight.
 #include "fegpu/driver/explicit_driver.hpp"
 #include "fegpu/mesh/generators.hpp"
+#include "fracture_helpers.hpp"
 #include "fracture_model.hpp"
 
 #include <gtest/gtest.h>
@@ -19,41 +20,9 @@
 
 using namespace fegpu;
 using namespace fegpu::cohesive;
+using namespace fracture_test;
 
 namespace {
-
-elastic::BoundarySpec velocity(const std::string &set, int comp, double value) {
-  elastic::BoundarySpec b;
-  b.kind = elastic::BoundarySpec::Velocity;
-  b.set = set;
-  b.components = {comp};
-  b.value = {value};
-  return b;
-}
-
-PPRParams law(double phi, double sigma) {
-  PPRParams p;
-  p.phi_n = p.phi_t = phi;
-  p.sigma_max = p.tau_max = sigma;
-  return p;
-}
-
-/// kinetic + strain + cohesive work - external work, against its initial value, over the largest term.
-struct Balance {
-  double initial = 0, worst = 0;
-  Balance(FractureModel &m, CentralDifference &d) { initial = total(m, d, nullptr); }
-  static double total(FractureModel &m, CentralDifference &d, double *scale) {
-    const Energies e = d.energies();
-    const FractureEnergies f = m.energies(d.displacement());
-    if (scale) *scale = std::max({e.kinetic, f.strain, f.cohesive_work, std::abs(e.external), e.initial_kinetic});
-    return e.kinetic + f.strain + f.cohesive_work - e.external;
-  }
-  void measure(FractureModel &m, CentralDifference &d) {
-    double scale;
-    const double t = total(m, d, &scale);
-    if (scale > 0) worst = std::max(worst, std::abs(t - initial) / scale);
-  }
-};
 
 /// The expanding ring: radial velocity v0 at radius r, Weibull strengths.
 struct Ring {
@@ -82,13 +51,6 @@ struct Ring {
     return f;
   }
 };
-
-TimeConfig until(double end, double safety = 0.5) {
-  TimeConfig t;
-  t.end_time = end;
-  t.safety_factor = safety;
-  return t;
-}
 
 } // namespace
 

@@ -7,6 +7,7 @@
 // TET10 slab cracks along the notch plane, through, with G_c times the new area dissipated.
 #include "fegpu/driver/explicit_driver.hpp"
 #include "fegpu/mesh/generators.hpp"
+#include "fracture_helpers.hpp"
 #include "fracture_model.hpp"
 
 #include <gtest/gtest.h>
@@ -17,24 +18,9 @@
 
 using namespace fegpu;
 using namespace fegpu::cohesive;
+using namespace fracture_test;
 
 namespace {
-
-PPRParams law(double phi, double sigma) {
-  PPRParams p;
-  p.phi_n = p.phi_t = phi;
-  p.sigma_max = p.tau_max = sigma;
-  return p;
-}
-
-elastic::BoundarySpec velocity(const std::string &set, int comp, double value) {
-  elastic::BoundarySpec b;
-  b.kind = elastic::BoundarySpec::Velocity;
-  b.set = set;
-  b.components = {comp};
-  b.value = {value};
-  return b;
-}
 
 /// A 2 x 0.25 x 0.25 bar of nx x 2 x 2 cells whose faces on x = 1 alone may crack.
 FractureModel bar(ElementType type, ScatterStrategy scatter = ScatterStrategy::Coloring, double phi = 1e-4,
@@ -114,13 +100,6 @@ std::vector<std::vector<double>> cohesive_values(FractureModel &m, const DofView
   for (int k = 0; k < 3; ++k)
     out[k].assign(frame.element[k0 + k].begin() + ne, frame.element[k0 + k].end());
   return out;
-}
-
-TimeConfig until(double end, double safety = 0.5) {
-  TimeConfig t;
-  t.end_time = end;
-  t.safety_factor = safety;
-  return t;
 }
 
 const ElementType kTets[] = {ElementType::Tet4, ElementType::Tet10};
@@ -243,27 +222,22 @@ TEST(Fracture3D, ModeIBarDissipatesFractureEnergyTimesArea) {
     driver.start(Schedule(until(3.0), driver.critical_time_step()).dt);
     // The balance from the end of the first step: the ends take their velocity at once, a kinetic
     // energy no external work paid for (1.6e-7 here, 3% of the total at t = 0.3).
-    double worst = 0, start = 0;
+    driver.step();
+    Balance balance(model, driver);
     while (driver.time() < 3.0 - 1e-12) {
       driver.step();
-      const Energies e = driver.energies();
-      const FractureEnergies fe = model.energies(driver.displacement());
-      const double total = e.kinetic + fe.strain + fe.cohesive_work - e.external;
-      if (driver.steps() == 1) start = total;
-      if (driver.steps() % 20 != 0) continue;
-      const double scale = std::max({e.kinetic, fe.strain, fe.cohesive_work, std::abs(e.external)});
-      worst = std::max(worst, std::abs(total - start) / scale);
+      if (driver.steps() % 20 == 0) balance.measure(model, driver);
     }
     const FractureEnergies e = model.energies(driver.displacement());
     std::printf("3D mode-I bar %s: %d cohesive elements, dissipated %.6e, phi_n A %.6e (ratio %.5f), balance %.2e\n",
                 type_name(type).c_str(), model.cracked().num_cohesive(), e.dissipated(), phi * area,
-                e.dissipated() / (phi * area), worst);
+                e.dissipated() / (phi * area), balance.worst);
     EXPECT_EQ(model.cracked().num_cohesive(), 8);
     EXPECT_NEAR(model.crack_length(), area, 1e-14);
     EXPECT_NEAR(e.dissipated(), phi * area, 0.01 * phi * area);
     EXPECT_NEAR(e.cohesive_recoverable, 0.0, 1e-3 * phi * area) << "fully open: nothing left to recover";
     EXPECT_EQ(model.count_fragments(), 2);
-    EXPECT_LT(worst, 0.01);
+    EXPECT_LT(balance.worst, 0.01);
   }
 }
 
@@ -342,16 +316,12 @@ TEST(Fracture3D, NotchedSlabCracksAlongTheNotchPlane) {
     const Index notch = model.cracked().num_cohesive();
     CentralDifference driver(model);
     driver.start(Schedule(until(40.0), driver.critical_time_step()).dt);
-    double worst = 0, start = 0;
+    driver.step(); // the balance from the end of the first step, as the bar's
+    Balance balance(model, driver);
     while (driver.time() < 40.0 - 1e-12) {
       driver.step();
-      const Energies e = driver.energies();
-      const FractureEnergies fe = model.energies(driver.displacement());
-      const double total = e.kinetic + fe.strain + fe.cohesive_work - e.external;
-      if (driver.steps() == 1) start = total;
-      const double scale = std::max({e.kinetic, fe.strain, fe.cohesive_work, std::abs(e.external)});
       if (driver.steps() % 10 != 0) continue;
-      worst = std::max(worst, std::abs(total - start) / scale);
+      balance.measure(model, driver);
       if (model.count_fragments() == 2) break; // through: the halves then ring in their grips
     }
     // Every cohesive element's face on y = 3.
@@ -371,13 +341,13 @@ TEST(Fracture3D, NotchedSlabCracksAlongTheNotchPlane) {
     std::printf("notched slab %s: %d notch faces, %d cohesive elements, largest |y - 3| %.1e, crack to x = %.2f, "
                 "fragments %d, dissipated %.3e, balance %.2e\n",
                 type_name(type).c_str(), notch, cm.num_cohesive(), off, reach, model.count_fragments(),
-                model.energies(driver.displacement()).dissipated(), worst);
+                model.energies(driver.displacement()).dissipated(), balance.worst);
     EXPECT_EQ(model.count_fragments(), 2) << "the crack runs through";
     EXPECT_EQ(reach, 8.0);
     EXPECT_EQ(off, 0.0) << "and stays on its plane";
     EXPECT_EQ(cm.num_cohesive(), 64) << "every face of the plane, none elsewhere";
     const double griffith = f.law.phi_n * 6.0 * 2.0;
     EXPECT_NEAR(model.energies(driver.displacement()).dissipated(), griffith, 0.02 * griffith);
-    EXPECT_LT(worst, 0.01);
+    EXPECT_LT(balance.worst, 0.01);
   }
 }
