@@ -22,6 +22,7 @@ template <int NPE> struct NodalStress {
   DeviceView<elastic::Material *> mats;
   IndexView elem_mat;
   bool area_only;
+  bool straight; ///< every element straight-edged: a TET10's stress from its corners (straight_tet10_force)
   template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
     double x[D][NPE], ux[D][NPE], s[6], A;
     for (int a = 0; a < NPE; ++a) {
@@ -36,7 +37,10 @@ template <int NPE> struct NodalStress {
     } else {
       double min_det, f[3][NPE];
       A = elastic::tet::volume<NPE>(x, min_det);
-      if (!area_only) elastic::tet::internal_force<NPE, double>(mats(elem_mat(e)), x, ux, f, s);
+      if (!area_only && straight)
+        elastic::tet::internal_force<NPE, double, true>(mats(elem_mat(e)), x, ux, f, s);
+      else if (!area_only)
+        elastic::tet::internal_force<NPE, double, NPE == 4>(mats(elem_mat(e)), x, ux, f, s);
     }
     for (int a = 0; a < NPE; ++a) {
       const Index n = conn(e, a);
@@ -138,9 +142,9 @@ template <int NPE> Index FractureModel::check_and_insert(const DofView &u) {
   const auto scatter = bulk_.config().scatter;
   const auto sums = [&](const DofView &target, bool area_only) {
     Kokkos::deep_copy(ExecSpace(), target, 0.0); // in the stream: no wait for the device
-    scatter_elements(
-        "fegpu::cohesive::nodal_stress", scatter, bulk_.coloring(), ne, target,
-        NodalStress<NPE>{m.elem2node, m.coords, u, bulk_.materials(), bulk_.element_material(), area_only});
+    scatter_elements("fegpu::cohesive::nodal_stress", scatter, bulk_.coloring(), ne, target,
+                     NodalStress<NPE>{m.elem2node, m.coords, u, bulk_.materials(), bulk_.element_material(), area_only,
+                                      bulk_.straight_edged()});
   };
   if (static_cast<Index>(inverse_area_.extent(0)) != n) {         // after a topology change
     const DofView area = nodal_stress_store_.view<DofView>(n, 1); // scratch until the stresses
