@@ -111,6 +111,7 @@ template <int NPE> struct CohesiveFacet {
   static constexpr int D = kDim<NPE>, NPF = kFacetNodes<NPE>;
   double X[D][NPF], jump[D][NPF], mid[D][NPF];
   Index a[NPF], b[NPF]; // face 0's and face 1's node at each of face 0's facet positions
+  int turn;             // the face's turn (CohesiveSides::turn; 0 for an edge)
   /// At point q: shape values N, weight x reference length (2D) or area (3D), unit normal n, the
   /// unit tangent t (2D), the jump J.
   struct Point {
@@ -122,7 +123,7 @@ template <int NPE> struct CohesiveFacet {
     constexpr ElementType type = solid_type<NPE>();
     const Index e0 = sides.elem(c, 0), e1 = sides.elem(c, 1);
     const int f0 = sides.local(c, 0), f1 = sides.local(c, 1);
-    const int turn = D == 3 ? sides.turn(c) : 0;
+    turn = D == 3 ? sides.turn(c) : 0;
     for (int k = 0; k < NPF; ++k) {
       a[k] = conn(e0, facet_node(type, f0, k));
       b[k] = conn(e1, facet_node(type, f1, matched<NPE>(turn, k)));

@@ -33,11 +33,10 @@ template <int NPE> struct CohesiveTractions {
     const CohesiveFacet<NPE> facet(conn, xyz, u, sides, c);
     compute(c, facet, F);
     // The traction pulls face 0 towards face 1 and face 1 back: internal forces -F and +F.
-    const int turn = D == 3 ? sides.turn(c) : 0;
     for (int k = 0; k < NPF; ++k)
       for (int d = 0; d < D; ++d) {
         force(c, 0, k, d) = -F[k][d];
-        force(c, 1, matched<NPE>(turn, k), d) = F[k][d];
+        force(c, 1, matched<NPE>(facet.turn, k), d) = F[k][d];
       }
   }
   /// The face forces, added to the nodes through `add(node, component, value)`.

@@ -29,21 +29,17 @@ void crackable(const Mesh &mesh, const Topology &t, const std::vector<uint8_t> &
   const auto xyz = mesh.coords;
   const ElementType type = mesh.type;
   const double x0 = box[0], x1 = box[1], y0 = box[2], y1 = box[3], z0 = box[4], z1 = box[5]; // (host-only array)
-  const bool face = element_info(type).dim == 3;
+  const int corners = element_info(type).dim;                                                // an edge's 2, a face's 3
   Kokkos::parallel_for(
       "fegpu::cohesive::crackable_facets", range(0, t.num_facets), KOKKOS_LAMBDA(Index f) {
         const Index e0 = f2e(f, 0), e1 = f2e(f, 1);
         const int l = f2l(f, 0);
-        const Index a = conn(e0, facet_node(type, l, 0)), b = conn(e0, facet_node(type, l, 1));
-        double m[3];
-        if (face) {
-          const Index c = conn(e0, facet_node(type, l, 2));
+        double m[3] = {0, 0, 0};
+        for (int k = 0; k < corners; ++k)
           for (int i = 0; i < 3; ++i)
-            m[i] = (xyz(a, i) + xyz(b, i) + xyz(c, i)) / 3;
-        } else {
-          for (int i = 0; i < 3; ++i)
-            m[i] = 0.5 * (xyz(a, i) + xyz(b, i));
-        }
+            m[i] += xyz(conn(e0, facet_node(type, l, k)), i);
+        for (int i = 0; i < 3; ++i)
+          m[i] /= corners;
         out(f) = e1 >= 0 && ok(e0) && ok(e1) && m[0] >= x0 && m[0] <= x1 && m[1] >= y0 && m[1] <= y1 && m[2] >= z0 &&
                  m[2] <= z1;
       });

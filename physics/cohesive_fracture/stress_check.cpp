@@ -1,8 +1,7 @@
 /// \file stress_check.cpp
 /// The stress check at check steps: element stresses averaged to the nodes (area- or
-/// volume-weighted), each
-/// intact crackable facet's traction from them against the PPR strengths, and the insertion of
-/// cohesive elements at the facets that reach them.
+/// volume-weighted), each intact crackable facet's traction from them against the PPR strengths,
+/// and the insertion of cohesive elements at the facets that reach them.
 #include "cohesive_facet.hpp"
 #include "fegpu/driver/progress.hpp"
 
