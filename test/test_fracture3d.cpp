@@ -4,7 +4,8 @@
 // opens no face of a fully fragmented mesh (side 1's nodes are matched to side 0's through the
 // face's turn); a bar pulled apart in mode I dissipates G_c times its cross-section and ends in two
 // pieces; notch polygons crack the faces on them and split the nodes a hand count gives; a notched
-// TET10 slab cracks along the notch plane, through, with G_c times the new area dissipated.
+// TET10 slab cracks along the notch plane, through, with G_c times the new area dissipated; the
+// check at a step sees that step's displacement.
 #include "fegpu/driver/explicit_driver.hpp"
 #include "fegpu/mesh/generators.hpp"
 #include "fracture_helpers.hpp"
@@ -239,6 +240,43 @@ TEST(Fracture3D, ModeIBarDissipatesFractureEnergyTimesArea) {
     EXPECT_EQ(model.count_fragments(), 2);
     EXPECT_LT(balance.worst, 0.01);
   }
+}
+
+// The check at a step sees that step's displacement (its stresses come with the step's forces).
+// Uniaxial strain u = (rate t x, 0, 0) is exact for the central difference on any mesh (the velocity
+// prescribed on the six faces' normal components, the rest free, no net force anywhere): every
+// element's stress is E rate t along x (nu = 0), the traction of a face normal to x. The strength
+// E rate dt (s - 1/2) is first reached at step s: a check every c steps inserts at the first
+// multiple of c from s on, and none before; a check one step late would insert a step later.
+TEST(Fracture3D, TheCheckSeesItsStepsDisplacement) {
+  for (auto type : kTets)
+    for (long every : {1L, 4L, 5L}) {
+      const double rate = 1e-3;
+      const long s = 11, expected = (s + every - 1) / every * every;
+      elastic::Config c;
+      c.materials = {elastic::isotropic(1.0, 1.0, 0.0)};
+      c.boundary = {velocity("left", 0, 0.0), velocity("right", 0, rate), velocity("bottom", 1, 0.0),
+                    velocity("top", 1, 0.0),  velocity("back", 2, 0.0),   velocity("front", 2, 0.0)};
+      c.initial_velocity[0] = "1e-3*x";
+      FractureConfig f;
+      f.check_every = every;
+      FractureModel probe(generate_box(type, 3, 3, 3, 1.0, 1.0, 1.0), c, f);
+      const double dt = 0.5 * probe.critical_time_step();
+      f.law = law(1e-6, rate * dt * (s - 0.5));
+      FractureModel model(generate_box(type, 3, 3, 3, 1.0, 1.0, 1.0), c, f);
+      CentralDifference driver(model);
+      driver.start(dt);
+      while (model.cracked().num_cohesive() == 0 && driver.steps() < 3 * s)
+        driver.step();
+      EXPECT_EQ(driver.steps(), expected) << type_name(type) << ", a check every " << every << " steps";
+      // Below sqrt(2) times the strength only the interior faces normal to x crack (2 planes of 3 x 3
+      // cells, 2 faces a cell); the others' normals are at 45 degrees or more to x.
+      const double overload = static_cast<double>(expected) / (s - 0.5);
+      if (overload < std::sqrt(2.0))
+        EXPECT_EQ(model.cracked().num_cohesive(), 36) << type_name(type) << ", a check every " << every;
+      else
+        EXPECT_GT(model.cracked().num_cohesive(), 36) << type_name(type) << ", a check every " << every;
+    }
 }
 
 // Notches in 3D, planar polygons on the plane y = 3 of a 4 x 6 x 5 box of unit cells (2 faces a

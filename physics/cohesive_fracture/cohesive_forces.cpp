@@ -131,7 +131,15 @@ template <int NPE> struct CohesiveScatter {
 
 void FractureModel::add_internal_force(const DofView &u, const DofView &f, Sweep sweep) {
   FEGPU_CHECK(sweep == Sweep::All, "the fracture model's forces come in one sweep");
-  bulk_.add_internal_force(u, f, Sweep::All);
+  // TET4's check steps take the nodal stresses from the force pass (fused_stress()).
+  const bool check_next = !forces_again_ && next_step_ > 0 && next_step_ % config_.check_every == 0;
+  forces_again_ = false;
+  if (check_next && fused_stress()) {
+    nodal_stresses(u, f);
+    stress_step_ = next_step_;
+  } else {
+    bulk_.add_internal_force(u, f, Sweep::All);
+  }
   const Index nc = cracked_->num_cohesive();
   if (nc == 0) return;
   StepPhase phase("fegpu::cohesive::cohesive_force", "cohesive_forces");

@@ -82,7 +82,10 @@ public:
   std::vector<Constraint> constraints() const override { return bulk_.constraints(); }
   std::vector<LoadPattern> loads() const override { return bulk_.loads(); }
   void initial_state(const DofView &u, const DofView &v) const override { bulk_.initial_state(u, v); }
-  void started(const DofView &u) override { initial_strain_ = energies(u).strain; }
+  void started(const DofView &u) override {
+    initial_strain_ = energies(u).strain;
+    next_step_ = 1;
+  }
   void add_internal_force(const DofView &u, const DofView &f, Sweep sweep) override;
   bool update_topology(const DofView &u, double time, long step) override;
   void carry_nodal_field(const DofView &old, const DofView &field) const override;
@@ -137,7 +140,17 @@ private:
   bool atomic_scatter() const { return bulk_.config().scatter == ScatterStrategy::Atomic; }
   /// The cohesive tractions and their scatter into f (functors, so a private member may launch them).
   template <int NPE> void cohesive_forces(const DofView &u, const DofView &f);
-  template <int NPE> Index check_and_insert(const DofView &u);
+  /// stresses_ready: the nodal stresses of u came with its forces (add_internal_force).
+  Index check_and_insert(const DofView &u, bool stresses_ready);
+  template <int NPE> Index check_and_insert(const DofView &u, bool stresses_ready);
+  /// The nodal stresses (area- or volume-weighted sums) of u into nodal_stress_; with f (not
+  /// empty), in the pass that adds the bulk forces at u to f.
+  void nodal_stresses(const DofView &u, const DofView &f);
+  /// Whether a check step's nodal stresses come from its force pass. On one H200 (bench_fracture,
+  /// intact, a check every step, ten steps) the TET4 box at 1M took 3.91 ms in two passes, 2.85 in
+  /// one; but the TET10 box 10.5 -> 12.6 ms (its nine components a node overflow a team's scratch:
+  /// every share is added atomically) and the T6 annulus at 3.84M 15.7 -> 17.7 ms.
+  bool fused_stress() const { return bulk_.mesh().type == ElementType::Tet4; }
 
   elastic::ElasticModel bulk_;
   FractureConfig config_;
@@ -151,7 +164,15 @@ private:
   DeviceView<CohesivePoint **> points_, points_spare_; // (cohesive, point); the spare for reordering
   DeviceView<Real ****> face_force_;                   // (cohesive, face, facet node, component): internal
                                                        // force (colour by colour only)
-  RealView inverse_area_; // (node): 1 / the areas summed there; empty after a topology change
+  RealView inverse_area_;                          // (node): 1 / the areas summed there; empty after a topology change
+  elastic::kernels::NodalStressView nodal_stress_; // (node, component): the area- or volume-weighted
+                                                   // stresses summed there
+  // A check step's nodal stresses may come with its forces: next_step_ is the step whose forces the
+  // next add_internal_force computes (-1: unknown, before the start), and
+  // stress_step_ the step nodal_stress_ belongs to. After an insertion the driver computes the
+  // step's forces again (forces_again_): those are not the next check's.
+  long next_step_ = -1, stress_step_ = -1;
+  bool forces_again_ = false;
   // Storage kept from one insertion (or history row) to the next, so that neither allocates: the
   // stress check's nodal sums and inverse areas, two stores each of the origins and coordinates
   // (the new made from the old; store_ holds the live ones).

@@ -130,8 +130,10 @@ Index FractureModel::insert_facets(const DeviceView<uint8_t *> &flags, Index cou
 }
 
 bool FractureModel::update_topology(const DofView &u, double /*time*/, long step) {
+  next_step_ = step + 1;
   if (step % config_.check_every != 0) return false;
-  return check_and_insert(u) > 0;
+  forces_again_ = check_and_insert(u, stress_step_ == step) > 0;
+  return forces_again_;
 }
 
 void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
@@ -206,6 +208,8 @@ void FractureModel::save(CheckpointWriter &w) const {
   w.put_view("fracture.coords", bulk_.mesh().coords);
   w.put_view("fracture.points", Kokkos::subview(points_, std::make_pair(Index(0), nc), Kokkos::ALL));
   w.set("fracture.initial_strain", initial_strain_);
+  // The step whose forces bring the next check's stresses: a restart checks as the run did.
+  w.set("fracture.next_step", static_cast<double>(next_step_));
   std::vector<double> tip_rows;
   for (const auto &r : tip_rows_)
     tip_rows.insert(tip_rows.end(), r.begin(), r.end());
@@ -231,6 +235,9 @@ void FractureModel::restore(const CheckpointReader &r) {
   for (std::size_t k = 0; k < tip_rows.size(); k += 2)
     tip_rows_.push_back({tip_rows[k], tip_rows[k + 1]});
   fragments_.failed = -1;
+  next_step_ = r.has("fracture.next_step") ? static_cast<long>(r.number("fracture.next_step")) : -1;
+  stress_step_ = -1;
+  forces_again_ = false;
   follow_topology(coords);
 }
 

@@ -1,7 +1,8 @@
 /// \file stress_check.cpp
 /// The stress check at check steps: element stresses averaged to the nodes (area- or
-/// volume-weighted), each intact crackable facet's traction from them against the PPR strengths,
-/// and the insertion of cohesive elements at the facets that reach them.
+/// volume-weighted; for TET4 summed in the step's force pass), each intact crackable facet's traction from
+/// them against the PPR strengths, and the insertion of cohesive elements at the facets that reach
+/// them.
 #include "cohesive_facet.hpp"
 #include "fegpu/driver/progress.hpp"
 
@@ -9,57 +10,15 @@ namespace fegpu::cohesive {
 
 namespace {
 
-/// Element stresses summed at the nodes, weighted by area (2D: sxx, syy, sxy) or volume (3D: sxx,
-/// syy, szz, sxy, syz, sxz); with `area_only` the areas or volumes alone (one component), which
-/// change only with the topology, so the stress check divides by their stored inverse sums instead
-/// of adding a component every check.
-template <int NPE> struct NodalStress {
-  static constexpr int D = kDim<NPE>, NS = D == 2 ? 3 : 6;
-  ConnView conn;
-  CoordView xyz;
-  DofView u;
-  DeviceView<elastic::Material *> mats;
-  IndexView elem_mat;
-  bool area_only;
-  bool straight; ///< every element straight-edged: a TET10's stress from its corners (straight_tet10_force)
-  template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
-    double x[D][NPE], ux[D][NPE], s[6], A;
-    for (int a = 0; a < NPE; ++a) {
-      const Index n = conn(e, a);
-      for (int i = 0; i < D; ++i) {
-        x[i][a] = xyz(n, i);
-        ux[i][a] = u(n, i);
-      }
-    }
-    if constexpr (D == 2) {
-      A = elastic::mean_stress<NPE>(mats(elem_mat(e)), x[0], x[1], ux[0], ux[1], s);
-    } else {
-      double min_det, f[3][NPE];
-      A = elastic::tet::volume<NPE>(x, min_det);
-      if (!area_only && straight)
-        elastic::tet::internal_force<NPE, double, true>(mats(elem_mat(e)), x, ux, f, s);
-      else if (!area_only)
-        elastic::tet::internal_force<NPE, double, NPE == 4>(mats(elem_mat(e)), x, ux, f, s);
-    }
-    for (int a = 0; a < NPE; ++a) {
-      const Index n = conn(e, a);
-      if (area_only)
-        add(n, 0, A);
-      else
-        for (int k = 0; k < NS; ++k)
-          add(n, k, A * s[k]);
-    }
-  }
-};
-
 /// The stress check: facets whose averaged traction reaches the PPR strengths,
 /// (<T_n> / sigma_max)^2 + (T_t / tau_max)^2 >= 1, T_t the traction's magnitude in the facet's
 /// plane (3D) or along it (2D). Returns the number flagged.
 template <int NPE>
 Index stress_check(const ConnView &conn, const CoordView &xyz, const Topology &t, const IndexView &facet2coh,
-                   const DeviceView<uint8_t *> &crackable, const RealView &strength, const DofView &ns,
-                   const RealView &inverse_area, const PPRParams &law, const DeviceView<uint8_t *> &flags) {
-  constexpr int NPF = kFacetNodes<NPE>, D = kDim<NPE>, NS = NodalStress<NPE>::NS;
+                   const DeviceView<uint8_t *> &crackable, const RealView &strength,
+                   const elastic::kernels::NodalStressView &ns, const RealView &inverse_area, const PPRParams &law,
+                   const DeviceView<uint8_t *> &flags) {
+  constexpr int NPF = kFacetNodes<NPE>, D = kDim<NPE>, NS = D == 2 ? 3 : 6;
   constexpr ElementType type = solid_type<NPE>();
   const auto f2e = t.facet2elem;
   const auto f2l = t.facet2local;
@@ -121,7 +80,8 @@ Index stress_check(const ConnView &conn, const CoordView &xyz, const Topology &t
   return count;
 }
 
-/// out(i) = 1 / area(i, 0): a node's inverse area sum (every node belongs to an element).
+/// out(i) = 1 / area(i, 0): a node's inverse area sum (every node belongs to an element); in place
+/// where out is area's memory.
 void invert(const DofView &area, const RealView &out) {
   Kokkos::parallel_for(
       "fegpu::cohesive::inverse_area", range(0, static_cast<Index>(area.extent(0))),
@@ -130,31 +90,33 @@ void invert(const DofView &area, const RealView &out) {
 
 } // namespace
 
-Index FractureModel::check_and_insert(const DofView &u) {
-  return with_nodes(bulk_.mesh().type, [&](auto npe) { return check_and_insert<decltype(npe)::value>(u); });
+void FractureModel::nodal_stresses(const DofView &u, const DofView &f) {
+  nodal_stress_ = nodal_stress_store_.view<elastic::kernels::NodalStressView>(num_nodes(), bulk_.dim() == 2 ? 3 : 6);
+  Kokkos::deep_copy(ExecSpace(), nodal_stress_, 0.0); // in the stream: no wait for the device
+  bulk_.add_internal_force(u, f, nodal_stress_);
 }
 
-template <int NPE> Index FractureModel::check_and_insert(const DofView &u) {
+Index FractureModel::check_and_insert(const DofView &u) { return check_and_insert(u, false); }
+
+Index FractureModel::check_and_insert(const DofView &u, bool stresses_ready) {
+  return with_nodes(bulk_.mesh().type,
+                    [&](auto npe) { return check_and_insert<decltype(npe)::value>(u, stresses_ready); });
+}
+
+template <int NPE> Index FractureModel::check_and_insert(const DofView &u, bool stresses_ready) {
   StepPhase phase("fegpu::cohesive::stress_check", "stress_check");
   const Mesh &m = bulk_.mesh();
-  const Index n = m.num_nodes(), ne = m.num_elems();
-  const auto scatter = bulk_.config().scatter;
-  const auto sums = [&](const DofView &target, bool area_only) {
-    Kokkos::deep_copy(ExecSpace(), target, 0.0); // in the stream: no wait for the device
-    scatter_elements("fegpu::cohesive::nodal_stress", scatter, bulk_.coloring(), ne, target,
-                     NodalStress<NPE>{m.elem2node, m.coords, u, bulk_.materials(), bulk_.element_material(), area_only,
-                                      bulk_.straight_edged()});
-  };
-  if (static_cast<Index>(inverse_area_.extent(0)) != n) {         // after a topology change
-    const DofView area = nodal_stress_store_.view<DofView>(n, 1); // scratch until the stresses
-    sums(area, true);
+  const Index n = m.num_nodes();
+  if (static_cast<Index>(inverse_area_.extent(0)) != n) { // after a topology change
+    const DofView area = inverse_area_store_.view<DofView>(n, 1);
+    Kokkos::deep_copy(ExecSpace(), area, 0.0);
+    bulk_.nodal_measure(area);
     inverse_area_ = inverse_area_store_.view(n);
     invert(area, inverse_area_);
   }
-  const DofView nodal_stress = nodal_stress_store_.view<DofView>(n, NodalStress<NPE>::NS);
-  sums(nodal_stress, false);
+  if (!stresses_ready) nodal_stresses(u, DofView()); // a pass of their own
   const Index flagged = stress_check<NPE>(m.elem2node, m.coords, topology_, cracked_->facet2coh, crackable_, strength_,
-                                          nodal_stress, inverse_area_, config_.law, flags_);
+                                          nodal_stress_, inverse_area_, config_.law, flags_);
   return flagged == 0 ? 0 : insert_facets(flags_, flagged);
 }
 

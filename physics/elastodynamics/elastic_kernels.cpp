@@ -34,16 +34,17 @@ template <int N> struct Solid {
         ux[i][a] = u(n, i);
     }
   }
-  /// Internal force; optionally the mean stress (2D: xx, yy, xy; 3D: xx, yy, zz, xy, yz, xz) and
-  /// the strain energy. T: double, or a pack of elements (simd.hpp). Straight: a tetrahedron's
-  /// Jacobian from its corners (tet::straight holds for it).
+  /// Internal force; optionally the mean stress (2D: xx, yy, xy; 3D: xx, yy, zz, xy, yz, xz), the
+  /// strain energy and, with the stress, the element's measure (area or volume). T: double, or a
+  /// pack of elements (simd.hpp). Straight: a tetrahedron's Jacobian from its corners
+  /// (tet::straight holds for it).
   template <bool Straight = false, class T>
   KOKKOS_INLINE_FUNCTION static void force(const Material &m, const T x[D][N], const T u[D][N], T f[D][N],
-                                           T *s = nullptr, T *w = nullptr) {
+                                           T *s = nullptr, T *w = nullptr, T *measure = nullptr) {
     if constexpr (D == 2)
-      internal_force<N>(m, x[0], x[1], u[0], u[1], f[0], f[1], s, w);
+      internal_force<N>(m, x[0], x[1], u[0], u[1], f[0], f[1], s, w, measure);
     else
-      tet::internal_force<N, T, Straight>(m, x, u, f, s, w);
+      tet::internal_force<N, T, Straight>(m, x, u, f, s, w, measure);
   }
   /// The element's mass, and its smallest det J.
   KOKKOS_INLINE_FUNCTION static double mass(const Material &m, const double x[D][N], double &min_det) {
@@ -51,6 +52,14 @@ template <int N> struct Solid {
       return m.density * m.thickness * area<N>(x[0], x[1], min_det);
     else
       return m.density * tet::volume<N>(x, min_det);
+  }
+  /// The element's area (2D) or volume (3D): the weight of its stress in the nodal averages.
+  KOKKOS_INLINE_FUNCTION static double measure(const double x[D][N]) {
+    double min_det;
+    if constexpr (D == 2)
+      return area<N>(x[0], x[1], min_det);
+    else
+      return tet::volume<N>(x, min_det);
   }
   KOKKOS_INLINE_FUNCTION static double mass_fraction(int a) {
     if constexpr (D == 2)
@@ -90,27 +99,33 @@ template <int N> struct Solid {
   }
 };
 
-/// Straight: every element's Jacobian from its corners (a mesh of straight-edged TET10).
-template <int N, bool Straight = false> struct InternalForce {
-  static constexpr bool local_adds = true; // scatter.hpp's LocalAdds
-  // TET10's teams: at least 5 a multiprocessor, so at most 102 registers a thread (128 unbounded,
-  // 4 teams): 3.22 -> 3.06 ms a step at 10M on an H200; 6 teams spill and take 3.35 ms. Measured
-  // with the four-point kernel, before a straight TET10 was formed from its corners (a6d52e4).
-  static constexpr unsigned min_teams = N == 10 ? 5 : 0;
+/// Straight: every element's Jacobian from its corners (a mesh of straight-edged TET10). Stress:
+/// also the element's mean stress times its measure, added at its nodes as components D, D + 1, ...
+/// of the target (JoinedFields: the force, then the stresses), or without Force as components 0,
+/// 1, ...: the fracture module's nodal stresses, in the force's own pass or a pass of their own.
+template <int N, bool Straight = false, bool Stress = false, bool Force = true> struct InternalForce {
+  static constexpr int D = Solid<N>::D, NS = D == 2 ? 3 : 6, C = (Force ? D : 0) + (Stress ? NS : 0);
+  // scatter.hpp's LocalAdds, where a team's shares fit the 48 KB of its scratch: the GPU plan's
+  // chunks of 128 tetrahedra (coloring.cpp) of C components (TET10's 9 or 6 do not).
+  static constexpr bool local_adds = std::size_t(128) * N * C * sizeof(double) <= 48 * 1024;
   Solid<N> g;
   DeviceView<Material *> mats;
   IndexView elem_mat;
   DofView u;
   template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
-    constexpr int D = Solid<N>::D;
-    double x[D][N], ue[D][N], f[D][N];
+    double x[D][N], ue[D][N], f[D][N], s[6], A;
     g.coords(e, x);
     g.field(e, u, ue);
-    Solid<N>::template force<Straight>(mats(elem_mat(e)), x, ue, f);
+    Solid<N>::template force<Straight>(mats(elem_mat(e)), x, ue, f, Stress ? s : nullptr,
+                                       static_cast<decltype(A) *>(nullptr), Stress ? &A : nullptr);
     for (int a = 0; a < N; ++a) {
       const Index n = g.conn(e, a);
-      for (int i = 0; i < D; ++i)
-        add(n, i, f[i][a], a);
+      if constexpr (Force)
+        for (int i = 0; i < D; ++i)
+          add(n, i, f[i][a], a);
+      if constexpr (Stress)
+        for (int k = 0; k < NS; ++k)
+          add(n, C - NS + k, A * s[k], a);
     }
   }
 #ifdef FEGPU_HOST_LANES
@@ -119,7 +134,6 @@ template <int N, bool Straight = false> struct InternalForce {
   /// by element.
   static constexpr int lanes = simd::kLanes;
   template <class AddLane> void block(const Index (&e)[lanes], const AddLane &add) const {
-    constexpr int D = Solid<N>::D;
     const Index mat = elem_mat(e[0]);
     for (int l = 1; l < lanes; ++l)
       if (elem_mat(e[l]) != mat) {
@@ -134,15 +148,34 @@ template <int N, bool Straight = false> struct InternalForce {
         for (int i = 0; i < D; ++i)
           x[i][a].set(l, g.xyz(n, i)), ue[i][a].set(l, u(n, i));
       }
-    Solid<N>::template force<Straight>(mats(mat), x, ue, f);
+    simd::Pack s[6], A;
+    Solid<N>::template force<Straight>(mats(mat), x, ue, f, Stress ? s : nullptr, static_cast<decltype(A) *>(nullptr),
+                                       Stress ? &A : nullptr);
     for (int l = 0; l < lanes; ++l)
       for (int a = 0; a < N; ++a) {
         const Index n = g.conn(e[l], a);
-        for (int i = 0; i < D; ++i)
-          add(l, n, i, f[i][a][l]);
+        if constexpr (Force)
+          for (int i = 0; i < D; ++i)
+            add(l, n, i, f[i][a][l]);
+        if constexpr (Stress)
+          for (int k = 0; k < NS; ++k)
+            add(l, n, C - NS + k, A[l] * s[k][l]);
       }
   }
 #endif
+};
+
+/// Each element's area or volume, added at its nodes (one component).
+template <int N> struct NodalMeasure {
+  static constexpr bool local_adds = true;
+  Solid<N> g;
+  template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
+    double x[Solid<N>::D][N];
+    g.coords(e, x);
+    const double A = Solid<N>::measure(x);
+    for (int a = 0; a < N; ++a)
+      add(g.conn(e, a), 0, A, a);
+  }
 };
 
 template <int N> struct LumpedMass {
@@ -344,16 +377,49 @@ void lumped_mass(const Mesh &mesh, const DeviceView<Material *> &mats, const Ind
   });
 }
 
-void internal_force(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, ScatterStrategy scatter,
-                    const Coloring &coloring, const DofView &u, const DofView &f, Sweep sweep, bool straight) {
+void nodal_measure(const Mesh &mesh, ScatterStrategy scatter, const Coloring &coloring, const DofView &out) {
   with_nodes(mesh.type, [&](auto n) {
     constexpr int N = decltype(n)::value;
-    if constexpr (N == 10)
-      if (straight)
-        return scatter_elements("fegpu::elastic::internal_force", scatter, coloring, mesh.num_elems(), f,
-                                InternalForce<N, true>{solid<N>(mesh), mats, em, u}, sweep);
-    scatter_elements("fegpu::elastic::internal_force", scatter, coloring, mesh.num_elems(), f,
-                     InternalForce<N>{solid<N>(mesh), mats, em, u}, sweep);
+    scatter_elements("fegpu::elastic::nodal_measure", scatter, coloring, mesh.num_elems(), out,
+                     NodalMeasure<N>{solid<N>(mesh)});
+  });
+}
+
+namespace {
+/// The pass of InternalForce over every element of `sweep` into `target`: the force (a DofView),
+/// the force and the stresses (JoinedFields), or the stresses alone (a NodalStressView).
+template <int N, bool Straight, class Target>
+void force_pass(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, ScatterStrategy scatter,
+                const Coloring &coloring, const DofView &u, const Target &target, Sweep sweep) {
+  const Index ne = mesh.num_elems();
+  if constexpr (std::is_same_v<Target, DofView>)
+    scatter_elements("fegpu::elastic::internal_force", scatter, coloring, ne, target,
+                     InternalForce<N, Straight>{solid<N>(mesh), mats, em, u}, sweep);
+  else if constexpr (std::is_same_v<Target, NodalStressView>)
+    scatter_elements("fegpu::elastic::nodal_stress", scatter, coloring, ne, target,
+                     InternalForce<N, Straight, true, false>{solid<N>(mesh), mats, em, u}, sweep);
+  else
+    scatter_elements("fegpu::elastic::internal_force_and_stress", scatter, coloring, ne, target,
+                     InternalForce<N, Straight, true>{solid<N>(mesh), mats, em, u}, sweep);
+}
+} // namespace
+
+void internal_force(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, ScatterStrategy scatter,
+                    const Coloring &coloring, const DofView &u, const DofView &f, Sweep sweep, bool straight,
+                    const NodalStressView &stress) {
+  with_nodes(mesh.type, [&](auto n) {
+    constexpr int N = decltype(n)::value;
+    const auto pass = [&](const auto &target) {
+      if constexpr (N == 10)
+        if (straight) return force_pass<N, true>(mesh, mats, em, scatter, coloring, u, target, sweep);
+      force_pass<N, false>(mesh, mats, em, scatter, coloring, u, target, sweep);
+    };
+    if (!stress.extent(0))
+      pass(f);
+    else if (!f.extent(0))
+      pass(stress);
+    else
+      pass(JoinedFields<DofView, NodalStressView>{f, stress});
   });
 }
 

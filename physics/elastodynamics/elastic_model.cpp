@@ -132,6 +132,15 @@ void ElasticModel::add_internal_force(const DofView &u, const DofView &f, Sweep 
   kernels::internal_force(mesh_, materials_, elem_material_, config_.scatter, coloring_, u, f, sweep, straight_);
 }
 
+void ElasticModel::add_internal_force(const DofView &u, const DofView &f, const kernels::NodalStressView &stress) {
+  kernels::internal_force(mesh_, materials_, elem_material_, config_.scatter, coloring_, u, f, Sweep::All, straight_,
+                          stress);
+}
+
+void ElasticModel::nodal_measure(const DofView &out) const {
+  kernels::nodal_measure(mesh_, config_.scatter, coloring_, out);
+}
+
 bool ElasticModel::split_sweeps(const std::vector<char> &border) {
   coloring_ = split_coloring(coloring_, elements_touching(host_mesh_, border), build_node2elem(mesh_), mesh_.elem2node);
   return true;

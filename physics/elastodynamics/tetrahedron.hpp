@@ -184,7 +184,7 @@ template <class T> KOKKOS_INLINE_FUNCTION void add_along(int a, const T &v, T ro
 /// int sigma : grad u / 2 = det/240 (sum_k sigma_k : h_k + (sum sigma) : (sum h)).
 template <class T, class X, class U, class Out>
 KOKKOS_INLINE_FUNCTION void straight_tet10_force(const Material &m, const X &x, const U &u, const Out &out,
-                                                 T *mean_stress, T *energy) {
+                                                 T *mean_stress, T *energy, T *measure) {
   T adj[1][3][3], inv[1], det[1];
   jacobians<10, true, T>(x, adj, inv, det);
   T G[4][3][3]; // the displacement's reference gradient at each corner, then its P
@@ -253,6 +253,7 @@ KOKKOS_INLINE_FUNCTION void straight_tet10_force(const Material &m, const X &x, 
   if (mean_stress)
     for (int l = 0; l < 6; ++l)
       mean_stress[l] = 0.25 * s_sum[l];
+  if (measure) *measure = det[0] * (1.0 / 6);
   if (energy) {
     *energy = det[0] * (1.0 / 240) * (own + stress_power(s_sum, h_sum));
   }
@@ -264,13 +265,14 @@ KOKKOS_INLINE_FUNCTION void straight_tet10_force(const Material &m, const X &x, 
 /// Cartesian gradient is formed: dN_a/dx_k = d[c][a] adj[c][k] / det, so a point's term
 /// w det sigma_ik dN_a/dx_k is d[c][a] P[i][c] with P = w sigma adj^T, and grad u = G adj / det
 /// (G the reference gradient of u). Straight: J from the corners (jacobians()), exact where every
-/// mid-edge node is at its edge's midpoint. Optionally the volume-averaged stress (6 components)
-/// and the strain energy. T: double, or a pack of elements (simd.hpp).
+/// mid-edge node is at its edge's midpoint. Optionally the volume-averaged stress (6 components),
+/// the strain energy and the volume (the mean stress's weight; wanted with it). T: double, or a pack of elements
+/// (simd.hpp).
 template <int NPE, bool Straight, class T, class X, class U, class Out>
 KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const X &x, const U &u, const Out &out,
-                                           T *mean_stress = nullptr, T *energy = nullptr) {
+                                           T *mean_stress = nullptr, T *energy = nullptr, T *measure = nullptr) {
   if constexpr (NPE == 10 && Straight) {
-    straight_tet10_force<T>(m, x, u, out, mean_stress, energy);
+    straight_tet10_force<T>(m, x, u, out, mean_stress, energy, measure);
     return;
   }
   constexpr int n = Rule<NPE>::n, nj = Straight ? 1 : n;
@@ -314,16 +316,17 @@ KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const X &x, const 
     for (int l = 0; l < 6; ++l)
       mean_stress[l] = s_sum[l] / volume;
   if (energy) *energy = w_sum;
+  if (measure) *measure = volume;
 }
 
 /// The same on arrays: f[i][a] from x[i][a], u[i][a]; isoparametric (every element, curved or
 /// not) unless Straight.
 template <int NPE, class T, bool Straight = NPE == 4>
 KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const T x[3][NPE], const T u[3][NPE], T f[3][NPE],
-                                           T *mean_stress = nullptr, T *energy = nullptr) {
+                                           T *mean_stress = nullptr, T *energy = nullptr, T *measure = nullptr) {
   internal_force<NPE, Straight || NPE == 4, T>(
       m, [&](int a, int i) { return x[i][a]; }, [&](int a, int i) { return u[i][a]; },
-      [&](int a, int i, const T &v) { f[i][a] = v; }, mean_stress, energy);
+      [&](int a, int i, const T &v) { f[i][a] = v; }, mean_stress, energy, measure);
 }
 
 /// Whether every mid-edge node of a TET10 lies at its edge's midpoint, to the rounding of the

@@ -101,14 +101,14 @@ KOKKOS_INLINE_FUNCTION T point_state(int q, const T x[NPE], const T y[NPE], cons
 }
 
 /// Element internal force f = int B^T sigma(B u) t dA. Optionally the element's area-averaged
-/// stress (xx, yy, xy) and its strain energy. The Cartesian gradient of a shape function is
-/// adj(J)^T (dN/dxi, dN/deta) / det J, so a point's term w t det J B^T sigma is w t times the
-/// reference gradients against adj(J) sigma: det J cancels, and no Cartesian gradient is formed
-/// (a third fewer operations than forming them, on the CPU where this kernel is compute-bound).
+/// stress (xx, yy, xy), its strain energy and its area (the mean stress's weight; wanted with it). The Cartesian
+/// gradient of a shape function is adj(J)^T (dN/dxi, dN/deta) / det J, so a point's term w t det J B^T sigma is w t
+/// times the reference gradients against adj(J) sigma: det J cancels, and no Cartesian gradient is formed (a third
+/// fewer operations than forming them, on the CPU where this kernel is compute-bound).
 template <int NPE, class T>
 KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const T x[NPE], const T y[NPE], const T ux[NPE],
                                            const T uy[NPE], T fx[NPE], T fy[NPE], T *mean_stress = nullptr,
-                                           T *energy = nullptr) {
+                                           T *energy = nullptr, T *measure = nullptr) {
   for (int a = 0; a < NPE; ++a)
     fx[a] = fy[a] = 0;
   T area = 0, s_sum[3] = {0, 0, 0}, w_sum = 0;
@@ -136,27 +136,7 @@ KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const T x[NPE], co
     for (int k = 0; k < 3; ++k)
       mean_stress[k] = s_sum[k] / area;
   if (energy) *energy = w_sum;
-}
-
-/// The element's area-averaged stress (xx, yy, xy); returns its area. Cheaper than
-/// internal_force when only the stress is wanted (the fracture module's stress check).
-template <int NPE>
-KOKKOS_INLINE_FUNCTION double mean_stress(const Material &m, const double x[NPE], const double y[NPE],
-                                          const double ux[NPE], const double uy[NPE], double s_mean[3]) {
-  double area = 0;
-  s_mean[0] = s_mean[1] = s_mean[2] = 0;
-  for (int q = 0; q < Rule<NPE>::n; ++q) {
-    double dxi[NPE], deta[NPE], j[4], e[3], s[3], w;
-    const double det = point_state<NPE>(q, x, y, ux, uy, dxi, deta, j, e, w);
-    const double wd = w * det;
-    stress(m, e, s);
-    for (int k = 0; k < 3; ++k)
-      s_mean[k] += wd * s[k];
-    area += wd;
-  }
-  for (int k = 0; k < 3; ++k)
-    s_mean[k] /= area;
-  return area;
+  if (measure) *measure = area;
 }
 
 /// Area by the element's rule, and the smallest det J at its points (validity check).

@@ -26,16 +26,30 @@ enum class Sweep { All = -1, Border = 0, Interior = 1 };
 ScatterStrategy scatter_strategy_from_string(const std::string &name);
 std::string to_string(ScatterStrategy s);
 
-/// Adds into a (node, component) field without atomics: the caller guarantees exclusivity. The
+/// Two nodal fields (Views of rank 2, of any layout) taken as one target of a.extent(1) +
+/// b.extent(1) components: a's first, then b's (a kernel that adds to both in one pass: the
+/// internal force and the fracture module's nodal stresses). A target is a DofView or this:
+/// target(node, comp) and extent(1).
+template <class A, class B> struct JoinedFields {
+  A a;
+  B b;
+  KOKKOS_INLINE_FUNCTION Real &operator()(Index node, int comp) const {
+    const int na = static_cast<int>(a.extent(1));
+    return comp < na ? a(node, comp) : b(node, comp - na);
+  }
+  KOKKOS_INLINE_FUNCTION std::size_t extent(int r) const { return r == 0 ? a.extent(0) : a.extent(1) + b.extent(1); }
+};
+
+/// Adds into a (node, component) target without atomics: the caller guarantees exclusivity. The
 /// element's local node (`local`, given by kernels that add by local node: LocalAdds) is unused.
-struct PlainAdd {
-  DofView f;
+template <class Target = DofView> struct PlainAdd {
+  Target f;
   KOKKOS_INLINE_FUNCTION void operator()(Index node, int comp, Real value, int /*local*/ = 0) const {
     f(node, comp) += value;
   }
 };
-struct AtomicAdd {
-  DofView f;
+template <class Target = DofView> struct AtomicAdd {
+  Target f;
   KOKKOS_INLINE_FUNCTION void operator()(Index node, int comp, Real value, int /*local*/ = 0) const {
     Kokkos::atomic_add(&f(node, comp), value);
   }
@@ -117,9 +131,9 @@ template <class K> constexpr unsigned min_teams_of() {
 /// keep their shares in scratch; then a thread a node of the chunk sums them, in the plan's order,
 /// and adds the sum to `target` atomically. The launch's chunks start at its first position, as
 /// the plan's do.
-template <class Kernel>
+template <class Kernel, class Target>
 void scatter_blocks(const std::string &label, const Coloring::ChunkPlan &plan, const IndexView &elems, Index first,
-                    Index count, const DofView &target, const Kernel &kernel) {
+                    Index count, const Target &target, const Kernel &kernel) {
   constexpr unsigned min_teams = min_teams_of<Kernel>();
   using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<min_teams ? 128 : 0, min_teams>>;
   using Shares = Kokkos::View<Real *, ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
@@ -160,10 +174,11 @@ void scatter_blocks(const std::string &label, const Coloring::ChunkPlan &plan, c
 }
 
 /// Calls `kernel(e, add)` for every element of `sweep` (for_each_launch), where the kernel adds
-/// its element vector through `add(node, component, value)`. `target` is not cleared.
-template <class Kernel>
+/// its element vector through `add(node, component, value)`. `target` (a DofView, or JoinedFields)
+/// is not cleared.
+template <class Kernel, class Target>
 void scatter_elements(const std::string &label, ScatterStrategy strategy, const Coloring &coloring, Index num_elems,
-                      const DofView &target, const Kernel &kernel, Sweep sweep = Sweep::All) {
+                      const Target &target, const Kernel &kernel, Sweep sweep = Sweep::All) {
   for_each_launch(strategy, coloring, num_elems, sweep, [&](const IndexView &elems, Index first, Index count) {
     const Coloring::ChunkPlan &plan = elems.extent(0) ? coloring.sweep_chunks : coloring.chunks;
     if constexpr (LocalAdds<Kernel>)
