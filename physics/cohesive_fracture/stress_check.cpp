@@ -15,9 +15,8 @@ namespace {
 /// plane (3D) or along it (2D). Returns the number flagged.
 template <int NPE>
 Index stress_check(const ConnView &conn, const CoordView &xyz, const Topology &t, const IndexView &facet2coh,
-                   const DeviceView<uint8_t *> &crackable, const RealView &strength,
-                   const elastic::kernels::NodalStressView &ns, const RealView &inverse_area, const PPRParams &law,
-                   const DeviceView<uint8_t *> &flags) {
+                   const DeviceView<uint8_t *> &crackable, const RealView &strength, const DofView &ns,
+                   const RealView &inverse_area, const PPRParams &law, const DeviceView<uint8_t *> &flags) {
   constexpr int NPF = kFacetNodes<NPE>, D = kDim<NPE>, NS = D == 2 ? 3 : 6;
   constexpr ElementType type = solid_type<NPE>();
   const auto f2e = t.facet2elem;
@@ -91,7 +90,7 @@ void invert(const DofView &area, const RealView &out) {
 } // namespace
 
 void FractureModel::nodal_stresses(const DofView &u, const DofView &f) {
-  nodal_stress_ = nodal_stress_store_.view<elastic::kernels::NodalStressView>(num_nodes(), bulk_.dim() == 2 ? 3 : 6);
+  nodal_stress_ = nodal_stress_store_.view<DofView>(num_nodes(), bulk_.dim() == 2 ? 3 : 6);
   Kokkos::deep_copy(ExecSpace(), nodal_stress_, 0.0); // in the stream: no wait for the device
   bulk_.add_internal_force(u, f, nodal_stress_);
 }

@@ -108,6 +108,10 @@ template <int N, bool Straight = false, bool Stress = false, bool Force = true> 
   // scatter.hpp's LocalAdds, where a team's shares fit the 48 KB of its scratch: the GPU plan's
   // chunks of 128 tetrahedra (coloring.cpp) of C components (TET10's 9 or 6 do not).
   static constexpr bool local_adds = std::size_t(128) * N * C * sizeof(double) <= 48 * 1024;
+  // TET10's teams: at least 5 a multiprocessor, so at most 102 registers a thread (128 unbounded,
+  // 4 teams): 3.22 -> 3.06 ms a step at 10M on an H200; 6 teams spill and take 3.35 ms. Measured
+  // with the four-point kernel, before a straight TET10 was formed from its corners (a6d52e4).
+  static constexpr unsigned min_teams = N == 10 ? 5 : 0;
   Solid<N> g;
   DeviceView<Material *> mats;
   IndexView elem_mat;
@@ -386,19 +390,20 @@ void nodal_measure(const Mesh &mesh, ScatterStrategy scatter, const Coloring &co
 }
 
 namespace {
-/// The pass of InternalForce over every element of `sweep` into `target`: the force (a DofView),
-/// the force and the stresses (JoinedFields), or the stresses alone (a NodalStressView).
+/// The pass of InternalForce over every element of `sweep` into `target`: the force (D
+/// components), the stresses alone (3 or 6) or both (JoinedFields).
 template <int N, bool Straight, class Target>
 void force_pass(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, ScatterStrategy scatter,
                 const Coloring &coloring, const DofView &u, const Target &target, Sweep sweep) {
   const Index ne = mesh.num_elems();
-  if constexpr (std::is_same_v<Target, DofView>)
-    scatter_elements("fegpu::elastic::internal_force", scatter, coloring, ne, target,
-                     InternalForce<N, Straight>{solid<N>(mesh), mats, em, u}, sweep);
-  else if constexpr (std::is_same_v<Target, NodalStressView>)
-    scatter_elements("fegpu::elastic::nodal_stress", scatter, coloring, ne, target,
-                     InternalForce<N, Straight, true, false>{solid<N>(mesh), mats, em, u}, sweep);
-  else
+  if constexpr (std::is_same_v<Target, DofView>) {
+    if (target.extent(1) == std::size_t(Solid<N>::D))
+      scatter_elements("fegpu::elastic::internal_force", scatter, coloring, ne, target,
+                       InternalForce<N, Straight>{solid<N>(mesh), mats, em, u}, sweep);
+    else
+      scatter_elements("fegpu::elastic::nodal_stress", scatter, coloring, ne, target,
+                       InternalForce<N, Straight, true, false>{solid<N>(mesh), mats, em, u}, sweep);
+  } else
     scatter_elements("fegpu::elastic::internal_force_and_stress", scatter, coloring, ne, target,
                      InternalForce<N, Straight, true>{solid<N>(mesh), mats, em, u}, sweep);
 }
@@ -406,7 +411,7 @@ void force_pass(const Mesh &mesh, const DeviceView<Material *> &mats, const Inde
 
 void internal_force(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, ScatterStrategy scatter,
                     const Coloring &coloring, const DofView &u, const DofView &f, Sweep sweep, bool straight,
-                    const NodalStressView &stress) {
+                    const DofView &stress) {
   with_nodes(mesh.type, [&](auto n) {
     constexpr int N = decltype(n)::value;
     const auto pass = [&](const auto &target) {
@@ -419,7 +424,7 @@ void internal_force(const Mesh &mesh, const DeviceView<Material *> &mats, const 
     else if (!f.extent(0))
       pass(stress);
     else
-      pass(JoinedFields<DofView, NodalStressView>{f, stress});
+      pass(JoinedFields<DofView, DofView>{f, stress});
   });
 }
 

@@ -13,10 +13,6 @@
 
 namespace fegpu::elastic::kernels {
 
-/// Per-node stresses, (node, component), a node's components side by side: summed by elements and
-/// read a node at a time (the fracture module's stress check).
-using NodalStressView = Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace>;
-
 /// Calls f(std::integral_constant<int, N>) for a solid element type of N nodes (T3, T6, TET4,
 /// TET10): the kernels written over N, here and in the fracture module, are picked by it.
 template <class F> decltype(auto) with_nodes(ElementType t, F &&f) {
@@ -52,7 +48,7 @@ bool straight_edged(const Mesh &mesh);
 /// with `stress` and an empty f, the stresses alone.
 void internal_force(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &elem_mat,
                     ScatterStrategy scatter, const Coloring &coloring, const DofView &u, const DofView &f, Sweep sweep,
-                    bool straight, const NodalStressView &stress = {});
+                    bool straight, const DofView &stress = {});
 /// out(node, 0) += the areas (2D) or volumes (3D) of the node's elements.
 void nodal_measure(const Mesh &mesh, ScatterStrategy scatter, const Coloring &coloring, const DofView &out);
 /// The element fields at displacement u, (element, field): the mean stress, in 2D xx, yy, xy, zz

@@ -132,7 +132,7 @@ void ElasticModel::add_internal_force(const DofView &u, const DofView &f, Sweep 
   kernels::internal_force(mesh_, materials_, elem_material_, config_.scatter, coloring_, u, f, sweep, straight_);
 }
 
-void ElasticModel::add_internal_force(const DofView &u, const DofView &f, const kernels::NodalStressView &stress) {
+void ElasticModel::add_internal_force(const DofView &u, const DofView &f, const DofView &stress) {
   kernels::internal_force(mesh_, materials_, elem_material_, config_.scatter, coloring_, u, f, Sweep::All, straight_,
                           stress);
 }
