@@ -40,7 +40,8 @@ template <int N> struct Solid {
   /// (tet::straight holds for it).
   template <bool Straight = false, class T>
   KOKKOS_INLINE_FUNCTION static void force(const Material &m, const T x[D][N], const T u[D][N], T f[D][N],
-                                           T *s = nullptr, T *w = nullptr, T *measure = nullptr) {
+                                           T *s = nullptr, std::type_identity_t<T> *w = nullptr,
+                                           std::type_identity_t<T> *measure = nullptr) {
     if constexpr (D == 2)
       internal_force<N>(m, x[0], x[1], u[0], u[1], f[0], f[1], s, w, measure);
     else
@@ -120,8 +121,8 @@ template <int N, bool Straight = false, bool Stress = false, bool Force = true> 
     double x[D][N], ue[D][N], f[D][N], s[6], A;
     g.coords(e, x);
     g.field(e, u, ue);
-    Solid<N>::template force<Straight>(mats(elem_mat(e)), x, ue, f, Stress ? s : nullptr,
-                                       static_cast<decltype(A) *>(nullptr), Stress ? &A : nullptr);
+    Solid<N>::template force<Straight>(mats(elem_mat(e)), x, ue, f, Stress ? s : nullptr, nullptr,
+                                       Stress ? &A : nullptr);
     for (int a = 0; a < N; ++a) {
       const Index n = g.conn(e, a);
       if constexpr (Force)
@@ -153,8 +154,7 @@ template <int N, bool Straight = false, bool Stress = false, bool Force = true> 
           x[i][a].set(l, g.xyz(n, i)), ue[i][a].set(l, u(n, i));
       }
     simd::Pack s[6], A;
-    Solid<N>::template force<Straight>(mats(mat), x, ue, f, Stress ? s : nullptr, static_cast<decltype(A) *>(nullptr),
-                                       Stress ? &A : nullptr);
+    Solid<N>::template force<Straight>(mats(mat), x, ue, f, Stress ? s : nullptr, nullptr, Stress ? &A : nullptr);
     for (int l = 0; l < lanes; ++l)
       for (int a = 0; a < N; ++a) {
         const Index n = g.conn(e[l], a);
@@ -390,22 +390,17 @@ void nodal_measure(const Mesh &mesh, ScatterStrategy scatter, const Coloring &co
 }
 
 namespace {
-/// The pass of InternalForce over every element of `sweep` into `target`: the force (D
-/// components), the stresses alone (3 or 6) or both (JoinedFields).
-template <int N, bool Straight, class Target>
-void force_pass(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, ScatterStrategy scatter,
-                const Coloring &coloring, const DofView &u, const Target &target, Sweep sweep) {
-  const Index ne = mesh.num_elems();
-  if constexpr (std::is_same_v<Target, DofView>) {
-    if (target.extent(1) == std::size_t(Solid<N>::D))
-      scatter_elements("fegpu::elastic::internal_force", scatter, coloring, ne, target,
-                       InternalForce<N, Straight>{solid<N>(mesh), mats, em, u}, sweep);
-    else
-      scatter_elements("fegpu::elastic::nodal_stress", scatter, coloring, ne, target,
-                       InternalForce<N, Straight, true, false>{solid<N>(mesh), mats, em, u}, sweep);
-  } else
-    scatter_elements("fegpu::elastic::internal_force_and_stress", scatter, coloring, ne, target,
-                     InternalForce<N, Straight, true>{solid<N>(mesh), mats, em, u}, sweep);
+/// A pass of InternalForce<N, ..., Stress, Force> over the elements of `sweep` into `target`.
+template <int N, bool Stress, bool Force, class Target>
+void force_pass(const char *label, const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em,
+                ScatterStrategy scatter, const Coloring &coloring, const DofView &u, const Target &target, Sweep sweep,
+                bool straight) {
+  if constexpr (N == 10)
+    if (straight)
+      return scatter_elements(label, scatter, coloring, mesh.num_elems(), target,
+                              InternalForce<N, true, Stress, Force>{solid<N>(mesh), mats, em, u}, sweep);
+  scatter_elements(label, scatter, coloring, mesh.num_elems(), target,
+                   InternalForce<N, false, Stress, Force>{solid<N>(mesh), mats, em, u}, sweep);
 }
 } // namespace
 
@@ -414,17 +409,15 @@ void internal_force(const Mesh &mesh, const DeviceView<Material *> &mats, const 
                     const DofView &stress) {
   with_nodes(mesh.type, [&](auto n) {
     constexpr int N = decltype(n)::value;
-    const auto pass = [&](const auto &target) {
-      if constexpr (N == 10)
-        if (straight) return force_pass<N, true>(mesh, mats, em, scatter, coloring, u, target, sweep);
-      force_pass<N, false>(mesh, mats, em, scatter, coloring, u, target, sweep);
-    };
     if (!stress.extent(0))
-      pass(f);
+      force_pass<N, false, true>("fegpu::elastic::internal_force", mesh, mats, em, scatter, coloring, u, f, sweep,
+                                 straight);
     else if (!f.extent(0))
-      pass(stress);
+      force_pass<N, true, false>("fegpu::elastic::nodal_stress", mesh, mats, em, scatter, coloring, u, stress, sweep,
+                                 straight);
     else
-      pass(JoinedFields<DofView, DofView>{f, stress});
+      force_pass<N, true, true>("fegpu::elastic::internal_force_and_stress", mesh, mats, em, scatter, coloring, u,
+                                JoinedFields<DofView, DofView>{f, stress}, sweep, straight);
   });
 }
 
