@@ -4,9 +4,12 @@
 // opens no face of a fully fragmented mesh (side 1's nodes are matched to side 0's through the
 // face's turn); a bar pulled apart in mode I dissipates G_c times its cross-section and ends in two
 // pieces; notch polygons crack the faces on them and split the nodes a hand count gives; a notched
-// TET10 slab cracks along the notch plane, through, with G_c times the new area dissipated; the
-// check at a step sees that step's displacement.
+// TET10 slab cracks along the notch plane, through, with G_c times the new area dissipated, its
+// front's leading point (the crack_tip history) advancing on the plane to the far side; the check
+// at a step sees that step's displacement.
 #include "fegpu/driver/explicit_driver.hpp"
+#include "fegpu/driver/histories.hpp"
+#include "fegpu/input/input.hpp"
 #include "fegpu/mesh/generators.hpp"
 #include "fracture_helpers.hpp"
 #include "fracture_model.hpp"
@@ -352,16 +355,35 @@ TEST(Fracture3D, NotchedSlabCracksAlongTheNotchPlane) {
     f.notch_polygons = {{{0, 3, 0}, {2, 3, 0}, {2, 3, 2}, {0, 3, 2}}};
     FractureModel model(generate_box(type, 16, 12, 2, 8.0, 6.0, 2.0), c, f);
     const Index notch = model.cracked().num_cohesive();
+    // The crack front's leading point along x (the notch's faces excluded), as output: histories gives it.
+    const Input input = Input::from_string("histories: {crack_tip: {direction: [1, 0, 0], window: 3}}");
+    const HistoryConfig histories = HistoryConfig::parse(input.root(), "slab.e");
+    ASSERT_EQ(model.history_columns(histories.spec).size(), 4u) << "x, y, z and the speed";
     CentralDifference driver(model);
     driver.start(Schedule(until(40.0), driver.critical_time_step()).dt);
     driver.step(); // the balance from the end of the first step, as the bar's
     Balance balance(model, driver);
+    std::vector<double> tip;
+    double front = 0, fastest = 0;
     while (driver.time() < 40.0 - 1e-12) {
       driver.step();
       if (driver.steps() % 10 != 0) continue;
       balance.measure(model, driver);
+      tip.clear();
+      model.history_values(driver.displacement(), driver.time(), tip);
+      if (!std::isnan(tip[0])) {
+        EXPECT_GE(tip[0], front) << "the front does not recede, t = " << driver.time();
+        EXPECT_GT(tip[0], 2.0) << "a new face, past the notch's front x = 2";
+        EXPECT_EQ(tip[1], 3.0) << "on the notch's plane";
+        front = tip[0], fastest = std::max(fastest, tip[3]);
+      }
       if (model.count_fragments() == 2) break; // through: the halves then ring in their grips
     }
+    // The last cell's faces on y = 3 have centroids at x = 7.5 + 0.5 / 3 and 7.5 + 1 / 3.
+    EXPECT_NEAR(front, 7.5 + 1.0 / 3, 1e-12) << "the front reached the far side";
+    // A mode I crack runs below the Rayleigh speed, 0.9194 sqrt(G / rho) at nu = 0.25.
+    EXPECT_GT(fastest, 0.0);
+    EXPECT_LT(fastest, 0.9194 * std::sqrt(1.0 / 2.5));
     // Every cohesive element's face on y = 3.
     const CrackedMesh &cm = model.cracked();
     const auto c2f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.coh2facet);
@@ -377,9 +399,9 @@ TEST(Fracture3D, NotchedSlabCracksAlongTheNotchPlane) {
         reach = std::max(reach, xyz(node, 0));
       }
     std::printf("notched slab %s: %d notch faces, %d cohesive elements, largest |y - 3| %.1e, crack to x = %.2f, "
-                "fragments %d, dissipated %.3e, balance %.2e\n",
+                "fragments %d, dissipated %.3e, balance %.2e, front's fastest %.3f\n",
                 type_name(type).c_str(), notch, cm.num_cohesive(), off, reach, model.count_fragments(),
-                model.energies(driver.displacement()).dissipated(), balance.worst);
+                model.energies(driver.displacement()).dissipated(), balance.worst, fastest);
     EXPECT_EQ(model.count_fragments(), 2) << "the crack runs through";
     EXPECT_EQ(reach, 8.0);
     EXPECT_EQ(off, 0.0) << "and stays on its plane";

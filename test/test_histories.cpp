@@ -194,6 +194,10 @@ output:
     }
     if (tip[1] == 'd') EXPECT_GE(frames, 3);
   }
+  fs::remove_all(dir_ / "out");
+  fs::create_directories(dir_ / "out");
+  expect_bad_input(replace(fracture, "TIP", "{direction: [1.0, 0.0, 0.0]}"),
+                   {"crack_tip.direction", "must be [x, y] on a mesh of triangles"});
 }
 
 TEST_F(App, WellboreReactionsBalanceTheLoads) {

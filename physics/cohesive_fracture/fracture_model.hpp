@@ -100,8 +100,8 @@ public:
   std::vector<double> globals(const DofView &u) override;
   CoordView coordinates() const override { return bulk_.coordinates(); }
   IndexView set_nodes(const std::string &name, bool side_set) const override { return bulk_.set_nodes(name, side_set); }
-  /// The crack tip: the cohesive element whose facet's midpoint lies farthest along a direction
-  /// or from a point, and its speed between rows.
+  /// The crack tip (in 3D the front's leading point): the cohesive element whose facet's
+  /// centroid lies farthest along a direction or from a point, and its speed over the last rows.
   std::vector<HistoryColumn> history_columns(const HistorySpec &spec) override;
   void history_values(const DofView &u, double time, std::vector<double> &row) override;
   /// Restart: the cracked topology, the node origins and coordinates, the cohesive points and
@@ -203,7 +203,7 @@ private:
   std::deque<std::array<double, 2>> tip_rows_; ///< the tip's (time, distance) at the last rows, for its speed
   DeviceView<uint8_t *> notch_;                ///< (facet): cracked as a notch at the start (not the tip's)
   double notch_deviation_ = 0;                 ///< largest distance of a notch's facets from its segment
-  DeviceView<double[2]> tip_point_{"fegpu::cohesive::crack_tip_point"}; ///< the tip's midpoint, each row
+  DeviceView<double[3]> tip_point_{"fegpu::cohesive::crack_tip_point"}; ///< the tip's facet centroid, each row
 };
 
 /// Reads the `fracture` section; checks block names against the mesh.

@@ -134,19 +134,22 @@ double slope(const std::deque<std::array<double, 2>> &rows) {
 
 std::vector<HistoryColumn> FractureModel::history_columns(const HistorySpec &spec) {
   if (!spec.crack_tip) return {};
-  if (bulk_.dim() == 3)
-    throw InputError("output: histories: crack_tip follows a crack's edge in 2D; a tetrahedral mesh's crack front "
-                     "has no tip (use the globals crack_length, the area in 3D, and fragments)");
+  const int d = bulk_.dim();
+  if (spec.crack_tip->components != d)
+    spec.crack_tip->where.child(spec.crack_tip->from_point ? "from" : "direction")
+        .error(d == 2 ? "must be [x, y] on a mesh of triangles" : "must be [x, y, z] on a mesh of tetrahedra");
   tip_ = spec.crack_tip;
-  return {{"crack_tip_x", "length"}, {"crack_tip_y", "length"}, {"crack_tip_speed", "velocity"}};
+  if (d == 2) return {{"crack_tip_x", "length"}, {"crack_tip_y", "length"}, {"crack_tip_speed", "velocity"}};
+  return {
+      {"crack_tip_x", "length"}, {"crack_tip_y", "length"}, {"crack_tip_z", "length"}, {"crack_tip_speed", "velocity"}};
 }
 
 void FractureModel::history_values(const DofView & /*u*/, double time, std::vector<double> &row) {
   if (!tip_) return;
-  // The farthest facet midpoint (reference coordinates) of the crack that grew, by distance along
-  // the direction or from the point; the lowest index among equals. A notch's own facets are not
-  // its: measured from a point at the notch's tip, they put the tip at the notch's mouth until the
-  // new crack was the longer.
+  // The farthest facet centroid (reference coordinates; its corners' mean) of the crack that grew,
+  // by distance along the direction or from the point; the lowest index among equals: in 3D the
+  // front's leading point. A notch's own facets are not its: measured from a point at the notch's
+  // tip, they put the tip at the notch's mouth until the new crack was the longer.
   const Index nc = cracked_->num_cohesive();
   const auto sides = cracked_->sides();
   const auto conn = bulk_.mesh().elem2node;
@@ -154,34 +157,44 @@ void FractureModel::history_values(const DofView & /*u*/, double time, std::vect
   const auto notch = notch_;
   const bool notched = notch.extent(0) > 0;
   const ElementType type = bulk_.mesh().type;
+  const int d = bulk_.dim(); // a facet's corners: 2 (an edge) or 3 (a face)
   const bool from = tip_->from_point;
-  const double vx = tip_->vector[0], vy = tip_->vector[1];
+  const double v[3] = {tip_->vector[0], tip_->vector[1], tip_->vector[2]};
   using Reducer = Kokkos::MaxLoc<double, Index>;
   Reducer::value_type best;
   Kokkos::parallel_reduce(
       "fegpu::cohesive::crack_tip", range(0, nc),
       KOKKOS_LAMBDA(Index c, Reducer::value_type & b) {
         if (notched && notch(sides.coh2facet(c))) return;
-        const Index e = sides.elem(c, 0);
-        const int f = sides.local(c, 0);
-        const Index a = conn(e, facet_node(type, f, 0)), d = conn(e, facet_node(type, f, 1));
-        const double mx = 0.5 * (X(a, 0) + X(d, 0)), my = 0.5 * (X(a, 1) + X(d, 1));
-        const double s = from ? Kokkos::hypot(mx - vx, my - vy) : mx * vx + my * vy;
+        double m[3] = {0, 0, 0};
+        for (int k = 0; k < d; ++k) {
+          const Index a = conn(sides.elem(c, 0), facet_node(type, sides.local(c, 0), k));
+          for (int i = 0; i < 3; ++i)
+            m[i] += X(a, i) / d;
+        }
+        double s = 0;
+        for (int i = 0; i < 3; ++i)
+          s += from ? (m[i] - v[i]) * (m[i] - v[i]) : m[i] * v[i];
+        if (from) s = Kokkos::sqrt(s);
         if (s > b.val || (s == b.val && c < b.loc)) b.val = s, b.loc = c;
       },
       Reducer(best));
   if (nc == 0 || best.loc < 0 || best.loc >= nc) { // no crack has grown yet
-    row.insert(row.end(), {NAN, NAN, 0.0});
+    row.insert(row.end(), d, NAN);
+    row.push_back(0.0);
     return;
   }
   const auto mid = tip_point_;
   const Index c = best.loc;
   Kokkos::parallel_for(
       "fegpu::cohesive::crack_tip_point", range(0, 1), KOKKOS_LAMBDA(Index) {
-        const Index e = sides.elem(c, 0);
-        const int f = sides.local(c, 0);
-        const Index a = conn(e, facet_node(type, f, 0)), d = conn(e, facet_node(type, f, 1));
-        mid(0) = 0.5 * (X(a, 0) + X(d, 0)), mid(1) = 0.5 * (X(a, 1) + X(d, 1));
+        for (int i = 0; i < 3; ++i)
+          mid(i) = 0;
+        for (int k = 0; k < d; ++k) {
+          const Index a = conn(sides.elem(c, 0), facet_node(type, sides.local(c, 0), k));
+          for (int i = 0; i < 3; ++i)
+            mid(i) += X(a, i) / d;
+        }
       });
   const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mid);
   // The speed: the least-squares slope of the distance over the last `window` rows (a difference
@@ -189,7 +202,9 @@ void FractureModel::history_values(const DofView & /*u*/, double time, std::vect
   tip_rows_.push_back({time, best.val});
   while (tip_rows_.size() > std::size_t(tip_->window))
     tip_rows_.pop_front();
-  row.insert(row.end(), {h(0), h(1), slope(tip_rows_)});
+  for (int i = 0; i < d; ++i)
+    row.push_back(h(i));
+  row.push_back(slope(tip_rows_));
 }
 
 } // namespace fegpu::cohesive

@@ -84,16 +84,17 @@ HistoryConfig HistoryConfig::parse(const InputNode &output, const std::string &e
     if (t.has("direction") == t.has("from")) t.error("give direction or from");
     const bool from = t.has("from");
     const auto v = t.get<std::vector<double>>(from ? "from" : "direction");
-    if (v.size() != 2) t.child(from ? "from" : "direction").error("must be [x, y]");
-    std::array<double, 2> vec{v[0], v[1]};
+    if (v.size() != 2 && v.size() != 3) t.child(from ? "from" : "direction").error("must be [x, y] or [x, y, z]");
+    std::array<double, 3> vec{v[0], v[1], v.size() == 3 ? v[2] : 0.0};
     if (!from) {
-      const double len = std::hypot(v[0], v[1]);
+      const double len = std::hypot(vec[0], vec[1], vec[2]);
       if (!(len > 0)) t.child("direction").error("must not be zero");
-      vec = {v[0] / len, v[1] / len};
+      for (double &x : vec)
+        x /= len;
     }
     const int window = t.get_positive_int("window", 5);
     if (window < 2) t.child("window").error("a slope needs at least 2 rows");
-    c.spec.crack_tip = HistorySpec::CrackTip{from, vec, window, t};
+    c.spec.crack_tip = HistorySpec::CrackTip{from, vec, static_cast<int>(v.size()), window, t};
   }
   return c;
 }

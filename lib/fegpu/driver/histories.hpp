@@ -12,7 +12,7 @@
 ///       units: {length: m, time: s, force: N, energy: J}   # optional: written into the header
 ///       probes:   [{name: tip, field: displacement, point: [1.0, 0.05]}]
 ///       reactions: [{name: top, node_set: top}]           # or side_set: top
-///       crack_tip: {direction: [1, 0]} | {from: [0.0, 0.0]}, window: 5   # cohesive_fracture
+///       crack_tip: {direction: [1, 0]} | {from: [0.0, 0.0]}, window: 5   # cohesive_fracture ([x, y, z] in 3D)
 ///
 /// The header names each column, with its unit in brackets where `units` gives one for its
 /// quantity ("time [s]"); a row holds every column, full precision.
@@ -41,8 +41,9 @@ struct HistorySpec {
   };
   struct CrackTip {
     bool from_point = false; ///< farthest from `vector` as a point, else along it as a direction
-    std::array<double, 2> vector{};
-    int window = 5; ///< the speed: the least-squares slope of the tip's distance over this many rows
+    std::array<double, 3> vector{};
+    int components = 2; ///< as given: [x, y] (2D meshes) or [x, y, z] (3D)
+    int window = 5;     ///< the speed: the least-squares slope of the tip's distance over this many rows
     InputNode where;
   };
   std::vector<Probe> probes;
