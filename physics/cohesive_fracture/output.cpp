@@ -159,7 +159,7 @@ void FractureModel::history_values(const DofView & /*u*/, double time, std::vect
   const ElementType type = bulk_.mesh().type;
   const int d = bulk_.dim(); // a facet's corners: 2 (an edge) or 3 (a face)
   const bool from = tip_->from_point;
-  const double v[3] = {tip_->vector[0], tip_->vector[1], tip_->vector[2]};
+  const double vx = tip_->vector[0], vy = tip_->vector[1], vz = tip_->vector[2]; // scalars into the lambda
   using Reducer = Kokkos::MaxLoc<double, Index>;
   Reducer::value_type best;
   Kokkos::parallel_reduce(
@@ -172,10 +172,8 @@ void FractureModel::history_values(const DofView & /*u*/, double time, std::vect
           for (int i = 0; i < 3; ++i)
             m[i] += X(a, i) / d;
         }
-        double s = 0;
-        for (int i = 0; i < 3; ++i)
-          s += from ? (m[i] - v[i]) * (m[i] - v[i]) : m[i] * v[i];
-        if (from) s = Kokkos::sqrt(s);
+        const double dx = m[0] - vx, dy = m[1] - vy, dz = m[2] - vz;
+        const double s = from ? Kokkos::sqrt(dx * dx + dy * dy + dz * dz) : m[0] * vx + m[1] * vy + m[2] * vz;
         if (s > b.val || (s == b.val && c < b.loc)) b.val = s, b.loc = c;
       },
       Reducer(best));
