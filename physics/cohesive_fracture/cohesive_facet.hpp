@@ -24,6 +24,18 @@ template <int NPE> KOKKOS_INLINE_FUNCTION constexpr ElementType solid_type() {
                     : ElementType::Tet10;
 }
 
+/// The centroid of local facet l of element e (its corners' mean: an edge's 2, a face's 3, the
+/// mesh's dimension), in the coordinates xyz: the region test, the crack tip.
+KOKKOS_INLINE_FUNCTION void facet_centroid(const ConnView &conn, const CoordView &xyz, ElementType type, int corners,
+                                           Index e, int l, double m[3]) {
+  m[0] = m[1] = m[2] = 0;
+  for (int k = 0; k < corners; ++k)
+    for (int i = 0; i < 3; ++i)
+      m[i] += xyz(conn(e, facet_node(type, l, k)), i);
+  for (int i = 0; i < 3; ++i)
+    m[i] /= corners;
+}
+
 /// The facet's rule, exact for the products of its shape functions: Gauss-Legendre on [-1, 1]
 /// (2 points on a T3 edge, 3 on a T6 edge); on the reference triangle (xi, eta >= 0, xi + eta <= 1)
 /// the 3-point rule of degree 2 (TRI3 face) and Strang and Fix's 6-point rule of degree 4 (TRI6).

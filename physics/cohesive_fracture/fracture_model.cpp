@@ -33,13 +33,8 @@ void crackable(const Mesh &mesh, const Topology &t, const std::vector<uint8_t> &
   Kokkos::parallel_for(
       "fegpu::cohesive::crackable_facets", range(0, t.num_facets), KOKKOS_LAMBDA(Index f) {
         const Index e0 = f2e(f, 0), e1 = f2e(f, 1);
-        const int l = f2l(f, 0);
-        double m[3] = {0, 0, 0};
-        for (int k = 0; k < corners; ++k)
-          for (int i = 0; i < 3; ++i)
-            m[i] += xyz(conn(e0, facet_node(type, l, k)), i);
-        for (int i = 0; i < 3; ++i)
-          m[i] /= corners;
+        double m[3];
+        facet_centroid(conn, xyz, type, corners, e0, f2l(f, 0), m);
         out(f) = e1 >= 0 && ok(e0) && ok(e1) && m[0] >= x0 && m[0] <= x1 && m[1] >= y0 && m[1] <= y1 && m[2] >= z0 &&
                  m[2] <= z1;
       });

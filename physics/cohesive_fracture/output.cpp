@@ -166,12 +166,8 @@ void FractureModel::history_values(const DofView & /*u*/, double time, std::vect
       "fegpu::cohesive::crack_tip", range(0, nc),
       KOKKOS_LAMBDA(Index c, Reducer::value_type & b) {
         if (notched && notch(sides.coh2facet(c))) return;
-        double m[3] = {0, 0, 0};
-        for (int k = 0; k < d; ++k) {
-          const Index a = conn(sides.elem(c, 0), facet_node(type, sides.local(c, 0), k));
-          for (int i = 0; i < 3; ++i)
-            m[i] += X(a, i) / d;
-        }
+        double m[3];
+        facet_centroid(conn, X, type, d, sides.elem(c, 0), sides.local(c, 0), m);
         const double dx = m[0] - vx, dy = m[1] - vy, dz = m[2] - vz;
         const double s = from ? Kokkos::sqrt(dx * dx + dy * dy + dz * dz) : m[0] * vx + m[1] * vy + m[2] * vz;
         if (s > b.val || (s == b.val && c < b.loc)) b.val = s, b.loc = c;
@@ -186,13 +182,10 @@ void FractureModel::history_values(const DofView & /*u*/, double time, std::vect
   const Index c = best.loc;
   Kokkos::parallel_for(
       "fegpu::cohesive::crack_tip_point", range(0, 1), KOKKOS_LAMBDA(Index) {
+        double m[3];
+        facet_centroid(conn, X, type, d, sides.elem(c, 0), sides.local(c, 0), m);
         for (int i = 0; i < 3; ++i)
-          mid(i) = 0;
-        for (int k = 0; k < d; ++k) {
-          const Index a = conn(sides.elem(c, 0), facet_node(type, sides.local(c, 0), k));
-          for (int i = 0; i < 3; ++i)
-            mid(i) += X(a, i) / d;
-        }
+          mid(i) = m[i];
       });
   const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mid);
   // The speed: the least-squares slope of the distance over the last `window` rows (a difference

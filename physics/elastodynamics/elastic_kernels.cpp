@@ -47,20 +47,16 @@ template <int N> struct Solid {
     else
       tet::internal_force<N, T, Straight>(m, x, u, f, s, w, measure);
   }
-  /// The element's mass, and its smallest det J.
-  KOKKOS_INLINE_FUNCTION static double mass(const Material &m, const double x[D][N], double &min_det) {
-    if constexpr (D == 2)
-      return m.density * m.thickness * area<N>(x[0], x[1], min_det);
-    else
-      return m.density * tet::volume<N>(x, min_det);
-  }
-  /// The element's area (2D) or volume (3D): the weight of its stress in the nodal averages.
-  KOKKOS_INLINE_FUNCTION static double measure(const double x[D][N]) {
-    double min_det;
+  /// The element's area (2D) or volume (3D), and its smallest det J.
+  KOKKOS_INLINE_FUNCTION static double measure(const double x[D][N], double &min_det) {
     if constexpr (D == 2)
       return area<N>(x[0], x[1], min_det);
     else
       return tet::volume<N>(x, min_det);
+  }
+  /// The element's mass, and its smallest det J.
+  KOKKOS_INLINE_FUNCTION static double mass(const Material &m, const double x[D][N], double &min_det) {
+    return m.density * (D == 2 ? m.thickness : 1.0) * measure(x, min_det);
   }
   KOKKOS_INLINE_FUNCTION static double mass_fraction(int a) {
     if constexpr (D == 2)
@@ -174,9 +170,9 @@ template <int N> struct NodalMeasure {
   static constexpr bool local_adds = true;
   Solid<N> g;
   template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
-    double x[Solid<N>::D][N];
+    double x[Solid<N>::D][N], min_det;
     g.coords(e, x);
-    const double A = Solid<N>::measure(x);
+    const double A = Solid<N>::measure(x, min_det);
     for (int a = 0; a < N; ++a)
       add(g.conn(e, a), 0, A, a);
   }
