@@ -228,20 +228,26 @@ struct StandardNodes : SumsReducer, NodeArrays {
   }
 };
 
-/// Nodal loads f(t) * value added to their node (or first copy), with their work over the step.
+/// Nodal loads f(t) * value added to their node (or first copy), with their work over the step:
+/// one thread a node, its entries summed in their order, then added (no atomics: repeatable).
 struct NodalLoads {
-  IndexView target, index;
+  IndexView start, target, index; // start: (node with loads + 1); the others (entry)
   CoordView value, f, v;
   RealView work; // (entry)
   double scale_old[kMaxLoads] = {}, scale_new[kMaxLoads] = {};
   double dt = 0;
   bool with_work = false;
-  KOKKOS_INLINE_FUNCTION void operator()(Index i) const {
-    const Index t = target(i);
-    const Vec3 val = load(value, i);
-    const double sn = scale_new[index(i)];
-    atomic_add(f, t, sn * val);
-    if (with_work) work(i) += 0.5 * (scale_old[index(i)] + sn) * dt * dot(val, load(v, t));
+  KOKKOS_INLINE_FUNCTION void operator()(Index g) const {
+    const Index t = target(start(g));
+    const Vec3 vt = load(v, t);
+    Vec3 sum{0, 0, 0};
+    for (Index i = start(g); i < start(g + 1); ++i) {
+      const Vec3 val = load(value, i);
+      const double sn = scale_new[index(i)];
+      sum = sum + sn * val;
+      if (with_work) work(i) += 0.5 * (scale_old[index(i)] + sn) * dt * dot(val, vt);
+    }
+    store(f, t, load(f, t) + sum);
   }
 };
 

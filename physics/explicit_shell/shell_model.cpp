@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <numeric>
 
 namespace fegpu::shell {
 
@@ -359,21 +360,32 @@ void ShellModel::setup_loads() {
   }
   if (config_.loads.size() > kMaxLoads)
     throw InputError("explicit_shell: at most " + std::to_string(kMaxLoads) + " loads");
+  // A node's entries together: atomic adds of several loads (an edge traction's two edges, a force
+  // on the same node) landed in any order on a GPU, and repeated runs differed in the last bits.
   const Index n = static_cast<Index>(node.size());
+  std::vector<Index> order(n);
+  std::iota(order.begin(), order.end(), Index(0));
+  std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) { return node[a] < node[b]; });
   load_node_ = IndexView("fegpu::shell::load_node", n);
   load_index_ = IndexView("fegpu::shell::load_index", n);
   load_value_ = CoordView("fegpu::shell::load_value", n);
   auto nh = Kokkos::create_mirror_view(load_node_);
   auto ih = Kokkos::create_mirror_view(load_index_);
   auto vh = Kokkos::create_mirror_view(load_value_);
+  std::vector<Index> start;
   for (Index i = 0; i < n; ++i) {
-    nh(i) = node[i], ih(i) = index[i];
+    const Index j = order[i];
+    if (i == 0 || node[j] != nh(i - 1)) start.push_back(i);
+    nh(i) = node[j], ih(i) = index[j];
     for (int k = 0; k < 3; ++k)
-      vh(i, k) = value[3 * i + k];
+      vh(i, k) = value[3 * j + k];
   }
+  start.push_back(n);
   Kokkos::deep_copy(load_node_, nh);
   Kokkos::deep_copy(load_index_, ih);
   Kokkos::deep_copy(load_value_, vh);
+  load_start_ = IndexView("fegpu::shell::load_start", start.size());
+  Kokkos::deep_copy(load_start_, Kokkos::View<const Index *, Kokkos::HostSpace>(start.data(), start.size()));
   // The standard and fused schemes apply a fixed-direction pressure at the nodes: its consistent force is
   // p(t) times a constant vector, so the element kernel does not recompute it every step.
   if (config_.scheme == Scheme::ElementLocal || pressure_follower != 0) return;
@@ -528,7 +540,8 @@ double ShellModel::bytes_per_element() const {
       add(*v);
     add(c.inv_mass), add(c.inv_rotary), add(c.code), add(c.peers);
   }
-  add(load_node_), add(load_index_), add(load_value_), add(node_work_), add(element_work_), add(load_work_);
+  add(load_node_), add(load_index_), add(load_value_), add(load_start_), add(node_work_), add(element_work_),
+      add(load_work_);
   return bytes / mesh_.num_elems();
 }
 

@@ -231,11 +231,12 @@ private:
   RealView inv_mass_, inv_rotary_;  // (node): their inverses
   IndexView code_;                  // (node): constraint code, see shell_model.cpp
   CoordView axes_;                  // (axis): unit axes of single-axis rotation constraints
-  // Nodal loads: f(t) * value on the listed nodes, one entry per (load, node).
-  IndexView load_node_;  // (entry)
-  CoordView load_value_; // (entry, xyz)
-  IndexView load_index_; // (entry): which LoadSpec
-  std::vector<Index> load_count_h_;
+  // Nodal loads: f(t) * value on the listed nodes, one entry per (load, node), a node's entries
+  // together (in the order of the loads) so that one thread sums them: repeatable on a GPU.
+  IndexView load_node_;         // (entry)
+  CoordView load_value_;        // (entry, xyz)
+  IndexView load_index_;        // (entry): which LoadSpec
+  IndexView load_start_;        // (node with loads + 1): its first entry
   std::vector<int> prescribed_; ///< ConstraintSpec index of each prescribed-motion slot
 
   // Element-local copies: copy c = k * num_elems + e holds element e's local node k.

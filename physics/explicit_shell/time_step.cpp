@@ -120,10 +120,10 @@ template <bool Pressure> void ShellModel::step_fused(const StepParams &p) {
 }
 
 void ShellModel::apply_nodal_loads() {
-  const Index n = static_cast<Index>(load_node_.extent(0));
-  if (n == 0) return;
+  const Index n = static_cast<Index>(load_start_.extent(0)) - 1; // nodes with loads
+  if (n <= 0) return;
   NodalLoads k;
-  k.target = load_node_, k.index = load_index_, k.value = load_value_, k.work = load_work_;
+  k.start = load_start_, k.target = load_node_, k.index = load_index_, k.value = load_value_, k.work = load_work_;
   const bool local = config_.scheme == Scheme::ElementLocal;
   k.f = local ? copies_.f[copies_.current] : f_;
   k.v = local ? copies_.v : v_;
