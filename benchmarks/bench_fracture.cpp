@@ -1,7 +1,9 @@
 // The full fracture time step on the seed's T6 annuli (n_theta = 3 n_r; 240,000 and 3,840,000
 // elements), ten driver steps per iteration (items are element-steps):
-//   FractureStep/intact      stress check of every facet each step (strengths out of reach, so
-//                            nothing is inserted), bulk forces, update;
+//   FractureStep/intact      stress check each step (strengths out of reach, so nothing is
+//                            inserted: the nodes' bound screens every facet out), bulk forces,
+//                            update; intact_unscreened the same with every facet's traction
+//                            computed (the check without its screen: its cost near the strength);
 //   FractureStep/fragmented  every interior facet already a cohesive element (Table A.2's
 //                            topology: 23 million nodes at 3.84 million elements), bulk and
 //                            cohesive forces each step, no check; fragmented_check and
@@ -25,7 +27,7 @@ using namespace fegpu::cohesive;
 
 namespace {
 
-enum class Case { Intact, IntactCheck10, Fragmented, FragmentedCheck, FragmentedCheck10, Elastic };
+enum class Case { Intact, IntactUnscreened, IntactCheck10, Fragmented, FragmentedCheck, FragmentedCheck10, Elastic };
 enum class Part { Step, Forces, BulkForces };
 
 /// `solid`: the mesh is a box of about state.range(0) tetrahedra of that type, else the T6 annulus
@@ -41,12 +43,13 @@ void run(benchmark::State &state, Case which, Part part, ElementType solid = Ele
   if (box) ec.initial_velocity[2] = "1e-3*z";
   FractureConfig fc;
   fc.law.phi_n = fc.law.phi_t = 1.0;
-  const bool intact = which == Case::Intact || which == Case::IntactCheck10;
+  const bool intact = which == Case::Intact || which == Case::IntactUnscreened || which == Case::IntactCheck10;
   fc.law.sigma_max = fc.law.tau_max = intact ? 1e30 : 1.0;
   const bool fragmented =
       which == Case::Fragmented || which == Case::FragmentedCheck || which == Case::FragmentedCheck10;
-  fc.check_every = which == Case::Intact || which == Case::FragmentedCheck            ? 1
-                   : which == Case::IntactCheck10 || which == Case::FragmentedCheck10 ? 10
+  fc.screen = which != Case::IntactUnscreened;
+  fc.check_every = which == Case::Intact || which == Case::IntactUnscreened || which == Case::FragmentedCheck ? 1
+                   : which == Case::IntactCheck10 || which == Case::FragmentedCheck10                         ? 10
                                                                                       : 1L << 40;
   fc.counter = CounterStrategy::GlobalAtomic;
   fc.renumber_nodes = state.range(2) != 0;
@@ -107,6 +110,9 @@ void parts(benchmark::internal::Benchmark *b) {
 } // namespace
 
 BENCHMARK_CAPTURE(fracture_step, intact, Case::Intact)->Name("FractureStep/intact")->Apply(sizes);
+BENCHMARK_CAPTURE(fracture_step, intact_unscreened, Case::IntactUnscreened)
+    ->Name("FractureStep/intact_unscreened")
+    ->Apply(sizes);
 BENCHMARK_CAPTURE(fracture_step, intact_check10, Case::IntactCheck10)
     ->Name("FractureStep/intact_check10")
     ->Apply(sizes);
@@ -124,9 +130,11 @@ BENCHMARK_CAPTURE(fracture_forces, bulk, Part::BulkForces)->Name("FragmentedPart
 // Issue 36's 3D targets: intact (check every step) within 2x of the elastic step of the same mesh,
 // fragmented within 2.5x of intact.
 BENCHMARK_CAPTURE(fracture_box, tet4_intact, ElementType::Tet4, Case::Intact)->Apply(boxes);
+BENCHMARK_CAPTURE(fracture_box, tet4_intact_unscreened, ElementType::Tet4, Case::IntactUnscreened)->Apply(boxes);
 BENCHMARK_CAPTURE(fracture_box, tet4_fragmented, ElementType::Tet4, Case::Fragmented)->Apply(boxes);
 BENCHMARK_CAPTURE(fracture_box, tet4_elastic, ElementType::Tet4, Case::Elastic)->Apply(boxes);
 BENCHMARK_CAPTURE(fracture_box, tet10_intact, ElementType::Tet10, Case::Intact)->Apply(boxes);
+BENCHMARK_CAPTURE(fracture_box, tet10_intact_unscreened, ElementType::Tet10, Case::IntactUnscreened)->Apply(boxes);
 BENCHMARK_CAPTURE(fracture_box, tet10_fragmented, ElementType::Tet10, Case::Fragmented)->Apply(boxes);
 BENCHMARK_CAPTURE(fracture_box, tet10_elastic, ElementType::Tet10, Case::Elastic)->Apply(boxes);
 

@@ -6,7 +6,7 @@
 // pieces; notch polygons crack the faces on them and split the nodes a hand count gives; a notched
 // TET10 slab cracks along the notch plane, through, with G_c times the new area dissipated, its
 // front's leading point (the crack_tip history) advancing on the plane to the far side; the check
-// at a step sees that step's displacement.
+// at a step sees that step's displacement; the check's screen skips no facet that cracks (2D too).
 #include "fegpu/driver/explicit_driver.hpp"
 #include "fegpu/driver/histories.hpp"
 #include "fegpu/input/input.hpp"
@@ -409,5 +409,52 @@ TEST(Fracture3D, NotchedSlabCracksAlongTheNotchPlane) {
     const double griffith = f.law.phi_n * 6.0 * 2.0;
     EXPECT_NEAR(model.energies(driver.displacement()).dissipated(), griffith, 0.02 * griffith);
     EXPECT_LT(balance.worst, 0.01);
+  }
+}
+
+// The stress check's screen (a node's stress norm bounds the traction of every facet there) skips
+// only facets that cannot crack: an expanding box and annulus with Weibull strengths, cracking
+// step by step, crack the same facets at the same steps with the screen on and off, bit for bit.
+TEST(Fracture, TheScreenSkipsNoFacetThatCracks) {
+  for (auto type : {ElementType::Tri3, ElementType::Tri6, ElementType::Tet4, ElementType::Tet10}) {
+    const bool solid = type == ElementType::Tet4 || type == ElementType::Tet10;
+    const HostMesh mesh = solid ? generate_box(type, 4, 4, 4, 1.0, 1.0, 1.0) : generate_annulus(type, 48, 4, 0.5, 1.0);
+    elastic::Config c;
+    c.materials = {elastic::isotropic(1.0, 1.0, 0.25)};
+    c.initial_velocity[0] = "1e-3*x";
+    if (!solid) c.initial_velocity[1] = "1e-3*y";
+    if (solid) // pulled apart along x, its sides free: near uniaxial stress, the bound at its tightest
+      c.boundary = {velocity("left", 0, 0.0), velocity("right", 0, 1e-3)};
+    // About the stress the stretching gives in 35 steps (E or 2(lambda + mu) x 1e-3 x t).
+    const double dt = 0.5 * FractureModel(mesh, c, FractureConfig()).critical_time_step();
+    const double sigma = (solid ? 1.0 : 1.6) * 1e-3 * 35 * dt;
+    const auto run = [&](bool screen) {
+      FractureConfig f;
+      f.law = law(1e-3 * sigma, sigma);
+      f.strength.kind = StrengthScatter::Weibull;
+      f.strength.modulus = 4;
+      f.screen = screen;
+      FractureModel m(mesh, c, f);
+      CentralDifference d(m);
+      d.start(dt);
+      std::vector<Index> counts;
+      for (int k = 0; k < 60; ++k) {
+        d.step();
+        counts.push_back(m.cracked().num_cohesive());
+      }
+      auto u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.displacement());
+      return std::make_tuple(counts, std::vector<double>(u.data(), u.data() + u.span()),
+                             m.cracked().topology.num_facets);
+    };
+    const auto [on, u_on, facets] = run(true);
+    const auto [off, u_off, unused] = run(false);
+    EXPECT_EQ(on, off) << type_name(type);
+    EXPECT_TRUE(u_on == u_off) << type_name(type);
+    // Cracks grew over several steps and stopped short of every facet: the screen was tested near the strengths.
+    EXPECT_GT(std::count(on.begin(), on.end(), 0), 1) << type_name(type);
+    EXPECT_GT(on.back(), on[on.size() / 2]) << type_name(type);
+    EXPECT_LT(on.back(), facets / 2) << type_name(type);
+    std::printf("%s: cohesive elements at steps 20, 40, 60: %ld %ld %ld\n", type_name(type).c_str(), long(on[19]),
+                long(on[39]), long(on[59]));
   }
 }

@@ -429,7 +429,8 @@ std::size_t FractureModel::memory_bytes() const {
          c.coh2facet.span() * sizeof(Index) + c.links.span() * sizeof(ElementLinks) +
          (points_.span() + points_spare_.span()) * sizeof(CohesivePoint) + face_force_.span() * sizeof(Real) +
          adjacent_.elems.span() * sizeof(Index) * 2 + nodal_stress_store_.capacity_bytes() +
-         inverse_area_store_.capacity_bytes() + bulk_.mesh().coords.span() * sizeof(Real) +
+         inverse_area_store_.capacity_bytes() + node_strength_store_.capacity_bytes() +
+         candidate_store_.capacity_bytes() + bulk_.mesh().coords.span() * sizeof(Real) +
          bulk_.lumped_mass().span() * sizeof(Real);
 }
 

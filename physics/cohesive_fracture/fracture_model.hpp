@@ -49,6 +49,9 @@ struct FractureConfig {
   std::vector<std::array<double, 4>> notches; ///< segments (x0, y0, x1, y1): cracked and traction-free at start
   std::vector<std::vector<std::array<double, 3>>> notch_polygons; ///< 3D: planar polygons, likewise
   bool renumber_nodes = false; ///< renumber nodes by element after each insertion (see README)
+  /// The stress check skips facets whose nodes' stresses bound them below strength (stress_check.cpp;
+  /// the same facets crack either way). Off only to measure or test the check on every facet.
+  bool screen = true;
 };
 
 /// One cohesive integration point: what the next step needs, nothing more (72 bytes; the
@@ -164,7 +167,8 @@ private:
   DeviceView<CohesivePoint **> points_, points_spare_; // (cohesive, point); the spare for reordering
   DeviceView<Real ****> face_force_;                   // (cohesive, face, facet node, component): internal
                                                        // force (colour by colour only)
-  RealView inverse_area_; // (node): 1 / the areas summed there; empty after a topology change
+  RealView inverse_area_;  // (node): 1 / the areas summed there; empty after a topology change
+  RealView node_strength_; // (node): the smallest strength of the intact facets there (stress_check.cpp)
   // (node, component): the area- or volume-weighted stresses summed there. A component's nodes side
   // by side, as a DofView's: one H200 summed a 1M TET10 box's or a 3.84M T6 annulus's by atomics
   // 10-20% slower with a node's components side by side (LayoutRight).
@@ -179,7 +183,8 @@ private:
   // stress check's nodal sums and inverse areas, two stores each of the origins and coordinates
   // (the new made from the old; store_ holds the live ones).
   Growing<Real> nodal_stress_store_{"fegpu::cohesive::nodal_stress"},
-      inverse_area_store_{"fegpu::cohesive::inverse_area"};
+      inverse_area_store_{"fegpu::cohesive::inverse_area"}, node_strength_store_{"fegpu::cohesive::node_strength"};
+  Growing<uint8_t> candidate_store_{"fegpu::cohesive::stress_candidates"}; // the check's marked nodes
   Growing<Index> origin_store_[2] = {Growing<Index>("fegpu::cohesive::origin"),
                                      Growing<Index>("fegpu::cohesive::origin")};
   Growing<Real> coords_store_[2] = {Growing<Real>("fegpu::mesh::coords"), Growing<Real>("fegpu::mesh::coords")};

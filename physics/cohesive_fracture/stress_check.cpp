@@ -1,10 +1,12 @@
 /// \file stress_check.cpp
 /// The stress check at check steps: element stresses averaged to the nodes (area- or
-/// volume-weighted; for TET4 summed in the step's force pass), each intact crackable facet's traction from
-/// them against the PPR strengths, and the insertion of cohesive elements at the facets that reach
-/// them.
+/// volume-weighted; for TET4 summed in the step's force pass), a screen of the nodes by a bound
+/// of every facet's traction there, each intact crackable facet's traction at a marked node
+/// against the PPR strengths, and the insertion of cohesive elements at the facets that reach them.
 #include "cohesive_facet.hpp"
 #include "fegpu/driver/progress.hpp"
+
+#include <limits>
 
 namespace fegpu::cohesive {
 
@@ -16,7 +18,8 @@ namespace {
 template <int NPE>
 Index stress_check(const ConnView &conn, const CoordView &xyz, const Topology &t, const IndexView &facet2coh,
                    const DeviceView<uint8_t *> &crackable, const RealView &strength, const DofView &ns,
-                   const RealView &inverse_area, const PPRParams &law, const DeviceView<uint8_t *> &flags) {
+                   const RealView &inverse_area, const DeviceView<uint8_t *> &candidate, const PPRParams &law,
+                   const DeviceView<uint8_t *> &flags) {
   constexpr int NPF = kFacetNodes<NPE>, D = kDim<NPE>, NS = D == 2 ? 3 : 6;
   constexpr ElementType type = solid_type<NPE>();
   const auto f2e = t.facet2elem;
@@ -29,9 +32,16 @@ Index stress_check(const ConnView &conn, const CoordView &xyz, const Topology &t
         if (!crackable(f) || facet2coh(f) >= 0) return;
         const Index e = f2e(f, 0);
         const int l = f2l(f, 0);
+        Index nodes[NPF];
+        bool may_crack = false;
+        for (int k = 0; k < NPF; ++k) {
+          nodes[k] = conn(e, facet_node(type, l, k));
+          may_crack = may_crack || candidate(nodes[k]);
+        }
+        if (!may_crack) return;
         double s[6] = {0, 0, 0, 0, 0, 0};
         for (int k = 0; k < NPF; ++k) {
-          const Index n = conn(e, facet_node(type, l, k));
+          const Index n = nodes[k];
           const double w = inverse_area(n) / NPF;
           for (int j = 0; j < NS; ++j)
             s[j] += ns(n, j) * w;
@@ -79,6 +89,57 @@ Index stress_check(const ConnView &conn, const CoordView &xyz, const Topology &t
   return count;
 }
 
+/// The smallest strength (factor x min(sigma_max, tau_max)) of the intact crackable facets at
+/// each node, +inf where none; -inf everywhere when `screen` is off. A facet cracked since only
+/// raises a node's value, so one kept across an insertion that renumbered nothing stays a bound.
+template <int NPE>
+void node_strengths(const ConnView &conn, const Topology &t, const IndexView &facet2coh,
+                    const DeviceView<uint8_t *> &crackable, const RealView &strength, const PPRParams &law, bool screen,
+                    const RealView &out) {
+  constexpr int NPF = kFacetNodes<NPE>;
+  constexpr ElementType type = solid_type<NPE>();
+  const double huge = std::numeric_limits<double>::max(), m = Kokkos::min(law.sigma_max, law.tau_max);
+  Kokkos::deep_copy(ExecSpace(), out, screen ? huge : -huge);
+  if (!screen) return;
+  const auto f2e = t.facet2elem;
+  const auto f2l = t.facet2local;
+  Kokkos::parallel_for(
+      "fegpu::cohesive::node_strengths", range(0, t.num_facets), KOKKOS_LAMBDA(Index f) {
+        if (!crackable(f) || facet2coh(f) >= 0) return;
+        const double s = strength(f) * m;
+        const Index e = f2e(f, 0);
+        const int l = f2l(f, 0);
+        for (int k = 0; k < NPF; ++k)
+          Kokkos::atomic_min(&out(conn(e, facet_node(type, l, k))), s);
+      });
+}
+
+/// Marks the nodes whose averaged stress could crack a facet there. |sigma n| <= ||sigma||_F for
+/// every unit n, and a facet's stress is the mean of its nodes' stresses, so
+/// (<T_n> / sigma_max)^2 + (T_t / tau_max)^2 <= (max over its nodes of ||sigma||_F / (factor
+/// x min(sigma_max, tau_max)))^2: a facet none of whose nodes is marked cannot reach its strength,
+/// and the check skips it without reading its stresses (the same facets crack; before the first
+/// crack, typically no node is marked and no facet is read). Returns the number marked.
+template <int NPE>
+Index candidates(const DofView &ns, const RealView &inverse_area, const RealView &node_strength,
+                 const DeviceView<uint8_t *> &out) {
+  constexpr int D = kDim<NPE>, NS = D == 2 ? 3 : 6; // the D normal components first, then the shears
+  Index count = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::cohesive::stress_candidates", range(0, static_cast<Index>(out.extent(0))),
+      KOKKOS_LAMBDA(Index n, Index & cnt) {
+        double q = 0;
+        for (int j = 0; j < NS; ++j)
+          q += (j < D ? 1 : 2) * ns(n, j) * ns(n, j);
+        // (A margin far beyond the rounding of the bound and of the facet's own arithmetic.)
+        const bool c = Kokkos::sqrt(q) * inverse_area(n) * (1 + 1e-8) >= node_strength(n);
+        out(n) = c;
+        cnt += c;
+      },
+      count);
+  return count;
+}
+
 /// out(i) = 1 / area(i, 0): a node's inverse area sum (every node belongs to an element); in place
 /// where out is area's memory.
 void invert(const DofView &area, const RealView &out) {
@@ -112,10 +173,15 @@ template <int NPE> Index FractureModel::check_and_insert(const DofView &u, bool 
     bulk_.nodal_measure(area);
     inverse_area_ = inverse_area_store_.view(n);
     invert(area, inverse_area_);
+    node_strength_ = node_strength_store_.view(n);
+    node_strengths<NPE>(m.elem2node, topology_, cracked_->facet2coh, crackable_, strength_, config_.law, config_.screen,
+                        node_strength_);
   }
   if (!stresses_ready) nodal_stresses(u, DofView()); // a pass of their own
+  const DeviceView<uint8_t *> candidate = candidate_store_.view(n);
+  if (candidates<NPE>(nodal_stress_, inverse_area_, node_strength_, candidate) == 0) return 0;
   const Index flagged = stress_check<NPE>(m.elem2node, m.coords, topology_, cracked_->facet2coh, crackable_, strength_,
-                                          nodal_stress_, inverse_area_, config_.law, flags_);
+                                          nodal_stress_, inverse_area_, candidate, config_.law, flags_);
   return flagged == 0 ? 0 : insert_facets(flags_, flagged);
 }
 
