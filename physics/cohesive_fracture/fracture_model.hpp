@@ -167,8 +167,9 @@ private:
   DeviceView<CohesivePoint **> points_, points_spare_; // (cohesive, point); the spare for reordering
   DeviceView<Real ****> face_force_;                   // (cohesive, face, facet node, component): internal
                                                        // force (colour by colour only)
-  RealView inverse_area_;  // (node): 1 / the areas summed there; empty after a topology change
-  RealView node_strength_; // (node): the smallest strength of the intact facets there (stress_check.cpp)
+  RealView inverse_area_;    // (node): 1 / the areas summed there; empty after a topology change
+  RealView node_strength_;   // (node): the smallest strength of the intact facets there (stress_check.cpp)
+  Index intact_facets_ = -1; // intact crackable facets (-1: not counted yet); none left ends the checks
   // (node, component): the area- or volume-weighted stresses summed there. A component's nodes side
   // by side, as a DofView's: one H200 summed a 1M TET10 box's or a 3.84M T6 annulus's by atomics
   // 10-20% slower with a node's components side by side (LayoutRight).

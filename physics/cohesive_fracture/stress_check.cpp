@@ -124,15 +124,19 @@ template <int NPE>
 Index candidates(const DofView &ns, const RealView &inverse_area, const RealView &node_strength,
                  const DeviceView<uint8_t *> &out) {
   constexpr int D = kDim<NPE>, NS = D == 2 ? 3 : 6; // the D normal components first, then the shears
+  const double huge = std::numeric_limits<double>::max();
   Index count = 0;
   Kokkos::parallel_reduce(
       "fegpu::cohesive::stress_candidates", range(0, static_cast<Index>(out.extent(0))),
       KOKKOS_LAMBDA(Index n, Index & cnt) {
+        const double least = node_strength(n);
+        out(n) = 0;
+        if (least == huge) return; // no intact facet here (a fragmented region): no stresses read
         double q = 0;
         for (int j = 0; j < NS; ++j)
           q += (j < D ? 1 : 2) * ns(n, j) * ns(n, j);
         // (A margin far beyond the rounding of the bound and of the facet's own arithmetic.)
-        const bool c = Kokkos::sqrt(q) * inverse_area(n) * (1 + 1e-8) >= node_strength(n);
+        const bool c = Kokkos::sqrt(q) * inverse_area(n) * (1 + 1e-8) >= least;
         out(n) = c;
         cnt += c;
       },
@@ -164,6 +168,7 @@ Index FractureModel::check_and_insert(const DofView &u, bool stresses_ready) {
 }
 
 template <int NPE> Index FractureModel::check_and_insert(const DofView &u, bool stresses_ready) {
+  if (intact_facets_ == 0) return 0; // every crackable facet has cracked: no stresses to compute
   StepPhase phase("fegpu::cohesive::stress_check", "stress_check");
   const Mesh &m = bulk_.mesh();
   const Index n = m.num_nodes();
