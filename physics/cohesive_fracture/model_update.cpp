@@ -177,14 +177,21 @@ void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
   follow_topology(coords);
 }
 
+namespace {
+/// The crackable facets not cracked yet (a free function: nvcc takes no device lambda in a private member).
+Index count_intact(const DeviceView<uint8_t *> &crackable, const IndexView &facet2coh, Index facets) {
+  Index intact = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::cohesive::intact_facets", range(0, facets),
+      KOKKOS_LAMBDA(Index f, Index & n) { n += crackable(f) && facet2coh(f) < 0; }, intact);
+  return intact;
+}
+} // namespace
+
 void FractureModel::follow_topology(const CoordView &coords) {
   bulk_.set_topology(cracked_->elem2node, coords, origin_);
   inverse_area_ = RealView(); // the stress check sums the areas again on the new nodes
-  const auto crackable = crackable_;
-  const auto facet2coh = cracked_->facet2coh;
-  Kokkos::parallel_reduce(
-      "fegpu::cohesive::intact_facets", range(0, topology_.num_facets),
-      KOKKOS_LAMBDA(Index f, Index & n) { n += crackable(f) && facet2coh(f) < 0; }, intact_facets_);
+  intact_facets_ = count_intact(crackable_, cracked_->facet2coh, topology_.num_facets);
   peak_bytes_ = std::max(peak_bytes_, memory_bytes());
   if (atomic_scatter()) return;
   const Index cap = static_cast<Index>(points_.extent(0));
