@@ -238,6 +238,18 @@ TEST_F(App, BadInputLeavesEarlierOutputIntact) {
   EXPECT_EQ(slurp(dir_ / "out" / "good.e"), before);
 }
 
+TEST_F(App, ALoadRaisedFromZeroIsNoInstabilityAtTheFirstStep) {
+  // At rest, a traction raised from zero: after one step every energy term is rounding-sized and
+  // balances to no better than its size, which is no blow-up.
+  std::string yaml = replace(kGood, "end_time: 0.5", "end_time: 0.5, max_steps: 1");
+  yaml = replace(yaml, "initial_conditions:\n  velocity: {y: \"0.01*x\"}\n", "");
+  yaml = replace(yaml, "boundary_conditions:\n",
+                 "boundary_conditions:\n  - {type: traction, side_set: right, value: [1.0, 0.0], "
+                 "function: {t: [0, 0.5], f: [0, 1]}}\n");
+  const Result r = run(yaml);
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+}
+
 TEST_F(App, InstabilityIsARunFailure) {
   // A fixed step ten times the stability limit: the run must stop with status 3 and say why.
   const Result r = run(replace(kGood, "end_time: 0.5", "end_time: 0.5, dt: 0.05"));
