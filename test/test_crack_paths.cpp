@@ -38,7 +38,7 @@ struct Point {
 };
 
 /// A mesh section and its size h for a generator pattern ("same", "alternate", "cross", with
-/// "+p" for the nodal perturbation) or a Gmsh file of test/data ("gmsh").
+/// "+p" for the nodal perturbation by 0.15, "+p3" by 0.3) or a Gmsh file of test/data ("gmsh").
 struct MeshKind {
   std::string name;
   double h;
@@ -59,12 +59,15 @@ struct MeshKind {
     if (name == "gmsh") return "{file: " + file(theta) + struck + "}";
     const double side = theta < 0 ? kK : kL, y0 = theta < 0 ? 0 : -kL / 2;
     const int n = static_cast<int>(std::lround(side / h));
-    const bool perturbed = name.size() > 2 && name.substr(name.size() - 2) == "+p";
-    const std::string diagonals = perturbed ? name.substr(0, name.size() - 2) : name;
+    const auto plus = name.find("+p");
+    const bool perturbed = plus != std::string::npos;
+    const std::string diagonals = name.substr(0, plus);
+    const std::string amplitude = perturbed && name.substr(plus) == "+p3" ? "0.3" : "0.15";
     char s[384];
-    std::snprintf(
-        s, sizeof s, "{generator: rectangle, element: tri3, diagonals: %s, nx: %d, ny: %d, lx: %g, ly: %g, y0: %g%s%s}",
-        diagonals.c_str(), n, n, side, side, y0, perturbed ? ", perturbation: {amplitude: 0.15}" : "", struck.c_str());
+    std::snprintf(s, sizeof s,
+                  "{generator: rectangle, element: tri3, diagonals: %s, nx: %d, ny: %d, lx: %g, ly: %g, y0: %g%s%s}",
+                  diagonals.c_str(), n, n, side, side, y0,
+                  perturbed ? (", perturbation: {amplitude: " + amplitude + "}").c_str() : "", struck.c_str());
     return s;
   }
 };
@@ -307,14 +310,14 @@ static std::vector<double> sizes(const char *variable, std::vector<double> fallb
 // FEGPU_MODE_I_SIZES, in mm, set others). Gmsh meshes the repository lacks are left out;
 // test/data's .geo files make them.
 TEST_F(CrackPaths, FineTableOfEveryMeshKind) {
-  const char *kinds[] = {"same", "alternate", "cross", "same+p", "alternate+p", "cross+p", "gmsh"};
+  const char *kinds[] = {"same", "alternate", "cross", "same+p", "alternate+p", "cross+p", "cross+p3", "gmsh"};
   std::printf("| mesh | h (mm) | Kalthoff's kink (deg) |\n|---|---|---|\n");
   for (double h : sizes("FEGPU_KALTHOFF_SIZES", {1e-3, 0.5e-3}))
     for (const char *kind : kinds) {
       if (std::string(kind) == "gmsh" && !fs::exists(MeshKind{kind, h}.file(-1))) continue;
       const double angle = kink_angle({kind, h});
       std::printf("| %s | %.2g | %.1f |\n", kind, h * 1e3, angle);
-      if (std::string(kind) == "gmsh" || std::string(kind) == "cross+p") // (issue 37: 5 degrees at the finest)
+      if (std::string(kind) == "gmsh" || std::string(kind).starts_with("cross+p")) // (issue 37: 5 degrees at the finest)
         EXPECT_NEAR(angle, 70.5, h < 0.75e-3 ? 5.0 : 7.5) << kind << ", h " << h;
       std::fflush(stdout);
     }
@@ -328,8 +331,10 @@ TEST_F(CrackPaths, FineTableOfEveryMeshKind) {
         if (mesh.name != "gmsh" || fs::exists(mesh.file(theta))) {
           const auto [dev, reach] = mode_i_deviation(mesh, theta);
           std::snprintf(cell, sizeof cell, "%.1f (%.1f)", dev, reach * 1e3);
-          // (The perturbed 4k mesh keeps within one element at 0.2 mm, not at 0.1: docs/verification.md.)
-          if (mesh.name == "gmsh") EXPECT_LE(dev, 1.0) << theta << " degrees, h " << h;
+          // (The 4k mesh perturbed by 0.15 keeps within one element at 0.2 mm, not at 0.1; by 0.3
+          // at both: docs/verification.md.)
+          if (mesh.name == "gmsh" || mesh.name == "cross+p3")
+            EXPECT_LE(dev, 1.0) << kind << theta << " degrees, h " << h;
         }
         row += (row.empty() ? "" : ", ") + std::string(cell);
       }
@@ -341,7 +346,7 @@ TEST_F(CrackPaths, FineTableOfEveryMeshKind) {
 // The mixed-mode table of docs/verification.md: every mesh kind at FEGPU_MIXED_SIZES (mm; 0.2 and
 // 0.1 unless set). The remedy and the unstructured mesh within 5 degrees, as in the default test.
 TEST_F(CrackPaths, FineMixedModeTableOfEveryMeshKind) {
-  const char *kinds[] = {"same", "alternate", "cross", "same+p", "alternate+p", "cross+p", "gmsh"};
+  const char *kinds[] = {"same", "alternate", "cross", "same+p", "alternate+p", "cross+p", "cross+p3", "gmsh"};
   const double expected = hoop_stress_angle(1.0);
   std::printf("| mesh | h (mm) | mixed-mode kink, right and left tips (deg; %.1f expected) |\n|---|---|---|\n",
               expected);

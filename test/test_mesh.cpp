@@ -192,8 +192,9 @@ TEST(Generators, CrossDiagonalsGiveEightDirectionsAtEveryCellCorner) {
 }
 
 // The nodal perturbation moves interior nodes only, each by at most amplitude x its shortest
-// edge; the boundary, the sets and the total area stay; mid-side nodes stay at their edges'
-// middles; the same seed gives the same mesh, another seed another.
+// edge; the boundary, the sets and the total area stay; no element loses more than half its
+// smallest altitude; mid-side nodes stay at their edges' middles; the same seed gives the same
+// mesh, another seed another.
 TEST(Generators, PerturbationMovesInteriorNodesOnlyAndKeepsTheArea) {
   for (ElementType type : {ElementType::Tri3, ElementType::Tri6})
     for (Diagonals d : {Diagonals::Same, Diagonals::Alternate, Diagonals::Cross}) {
@@ -215,6 +216,20 @@ TEST(Generators, PerturbationMovesInteriorNodesOnlyAndKeepsTheArea) {
       const auto a = areas(h);
       EXPECT_NEAR(std::accumulate(a.begin(), a.end(), 0.0), 6.0, 1e-12);
       EXPECT_GT(*std::min_element(a.begin(), a.end()), 0.0);
+      // No element below half its smallest altitude (twice its area over its longest edge): the
+      // guard that keeps the stable step; unguarded, 0.3 made slivers.
+      const auto a0 = areas(h0);
+      const std::size_t npe = type == ElementType::Tri6 ? 6 : 3;
+      const auto longest = [npe](const HostMesh &m, std::size_t e) {
+        double l = 0;
+        for (int k = 0; k < 3; ++k) {
+          const Index i = m.conn[npe * e + k], j = m.conn[npe * e + (k + 1) % 3];
+          l = std::max(l, std::hypot(m.xyz[3 * i] - m.xyz[3 * j], m.xyz[3 * i + 1] - m.xyz[3 * j + 1]));
+        }
+        return l;
+      };
+      for (std::size_t e = 0; e < a.size(); ++e)
+        EXPECT_GE(2 * a[e] / longest(h, e), 0.5 * 2 * a0[e] / longest(h0, e) * (1 - 1e-12)) << "element " << e;
       if (type == ElementType::Tri6)
         for (std::size_t e = 0; e < h.conn.size() / 6; ++e)
           for (int f = 0; f < 3; ++f) {
