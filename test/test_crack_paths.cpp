@@ -75,32 +75,39 @@ struct MeshKind {
 
 class CrackPaths : public App {
 protected:
-  /// Mode I's input: the mesh, PMMA, the sides' tractions and the uniform initial strain of the
-  /// stress (sxx, syy, sxy), the cohesive law's fracture energy and strength, the notch.
+  /// The notched square's input: the mesh, PMMA, the sides' tractions of the stress (sxx, syy,
+  /// sxy), the cohesive law's fracture energy and strength, the notch. `ramp` 0: the tractions and
+  /// the uniform strain from the start, one frame at the end; else the tractions raised from zero
+  /// over `ramp`, the body at rest, a frame every `ramp` / 40.
   std::string input(const std::string &mesh, double sxx, double syy, double sxy, double phi, double strength,
-                    const std::array<double, 4> &notch, double end_time) const {
+                    const std::array<double, 4> &notch, double end_time, double ramp = 0) const {
     const double E = 3.24e9, nu = 0.35;
     const double exx = (sxx - nu * syy) / E, eyy = (syy - nu * sxx) / E, exy = (1 + nu) * sxy / E;
+    char fn[96] = "", start[160] = "";
+    if (ramp > 0)
+      std::snprintf(fn, sizeof fn, ", function: {t: [0, %.17g], f: [0, 1]}", ramp);
+    else
+      std::snprintf(start, sizeof start,
+                    "initial_conditions:\n  displacement: {x: \"%.17g*x + %.17g*y\", y: \"%.17g*x + %.17g*y\"}\n", exx,
+                    exy, exy, eyy);
     char s[2048];
     std::snprintf(s, sizeof s, R"(physics: cohesive_fracture
 mesh: %s
 materials:
   pmma: {density: 1190, youngs_modulus: 3.24e9, poissons_ratio: 0.35, plane: stress}
 boundary_conditions:
-  - {type: traction, side_set: right, value: [%.17g, %.17g]}
-  - {type: traction, side_set: left, value: [%.17g, %.17g]}
-  - {type: traction, side_set: top, value: [%.17g, %.17g]}
-  - {type: traction, side_set: bottom, value: [%.17g, %.17g]}
-initial_conditions:
-  displacement: {x: "%.17g*x + %.17g*y", y: "%.17g*x + %.17g*y"}
-fracture:
+  - {type: traction, side_set: right, value: [%.17g, %.17g]%s}
+  - {type: traction, side_set: left, value: [%.17g, %.17g]%s}
+  - {type: traction, side_set: top, value: [%.17g, %.17g]%s}
+  - {type: traction, side_set: bottom, value: [%.17g, %.17g]%s}
+%sfracture:
   law: {phi_n: %g, phi_t: %g, sigma_max: %g, tau_max: %g}
   notches: [[%.17g, %.17g, %.17g, %.17g]]
 time: {end_time: %g, safety_factor: 0.5}
 output: {file: crack.e, every_time: %g}
 )",
-                  mesh.c_str(), sxx, sxy, -sxx, -sxy, sxy, syy, -sxy, -syy, exx, exy, exy, eyy, phi, phi, strength,
-                  strength, notch[0], notch[1], notch[2], notch[3], end_time, end_time);
+                  mesh.c_str(), sxx, sxy, fn, -sxx, -sxy, fn, sxy, syy, fn, -sxy, -syy, fn, start, phi, phi, strength,
+                  strength, notch[0], notch[1], notch[2], notch[3], end_time, ramp > 0 ? ramp / 40 : end_time);
     return s;
   }
 
@@ -214,26 +221,10 @@ output: {file: crack.e, every_time: 8.0e-5}
   /// the first file whose crack reaches 0.8 mm from it (most of the window): the crack as it leaves
   /// the tip, before the later loading branches it. NaN where none reached.
   std::array<double, 2> mixed_mode_kink(const MeshKind &mesh) {
-    const double s = 9e6, ramp = 6e-5;
-    char yaml[2048];
-    std::snprintf(yaml, sizeof yaml, R"(physics: cohesive_fracture
-mesh: %s
-materials:
-  pmma: {density: 1190, youngs_modulus: 3.24e9, poissons_ratio: 0.35, plane: stress}
-boundary_conditions:
-  - {type: traction, side_set: right, value: [0, %g], function: {t: [0, %g], f: [0, 1]}}
-  - {type: traction, side_set: left, value: [0, %g], function: {t: [0, %g], f: [0, 1]}}
-  - {type: traction, side_set: top, value: [%g, %g], function: {t: [0, %g], f: [0, 1]}}
-  - {type: traction, side_set: bottom, value: [%g, %g], function: {t: [0, %g], f: [0, 1]}}
-fracture:
-  law: {phi_n: 100, phi_t: 100, sigma_max: 28e6, tau_max: 28e6}
-  notches: [[%g, 0.0, %g, 0.0]]
-time: {end_time: %g, safety_factor: 0.5}
-output: {file: crack.e, every_time: 1.5e-6}
-)",
-                  mesh.yaml(0).c_str(), s, ramp, -s, ramp, s, s, ramp, -s, -s, ramp, kL / 2 - kC, kL / 2 + kC, ramp);
     // (A cohesive zone E G_c / sigma_max^2 of 0.41 mm; the plate's largest principal stress at the
     // end, 1.62 s, 0.52 of the strength: no crack but the notch's.)
+    const double s = 9e6, ramp = 6e-5;
+    const std::string yaml = input(mesh.yaml(0), 0, s, s, 100, 28e6, {kL / 2 - kC, 0, kL / 2 + kC, 0}, ramp, ramp);
     const Result r = run(yaml);
     EXPECT_EQ(r.status, 0) << r.err;
     std::array<double, 2> angle = {std::nan(""), std::nan("")};
