@@ -90,8 +90,8 @@ Index stress_check(const ConnView &conn, const CoordView &xyz, const Topology &t
 }
 
 /// The smallest strength (factor x min(sigma_max, tau_max)) of the intact crackable facets at
-/// each node, +inf where none; -inf everywhere when `screen` is off. A facet cracked since only
-/// raises a node's value, so one kept across an insertion that renumbered nothing stays a bound.
+/// each node, +inf where none; -inf everywhere when `screen` is off (every node marked). Made
+/// again with the inverse areas after every topology change.
 template <int NPE>
 void node_strengths(const ConnView &conn, const Topology &t, const IndexView &facet2coh,
                     const DeviceView<uint8_t *> &crackable, const RealView &strength, const PPRParams &law, bool screen,
