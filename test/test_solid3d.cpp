@@ -327,7 +327,8 @@ TEST_P(Box, PerturbationKeepsTheBoundaryTheSetsAndTheVolume) {
   // The nodal perturbation at its largest amplitude, 0.3: no tetrahedron inverts (a Kuhn
   // tetrahedron's smallest height is 0.707 of its shortest edge, more than two moves of 0.3), the
   // volume stays, nodes on the boundary stay, every moved corner within 0.3 of its shortest edge,
-  // TET10's mid-edge nodes at their edges' middles; the same seed gives the same mesh.
+  // TET10's mid-edge nodes at their edges' middles, no tetrahedron below half its smallest height
+  // (the guard); the same seed gives the same mesh.
   const HostMesh h = generate_box(GetParam(), 4, 3, 3, 1.0, 0.75, 0.75);
   HostMesh p = h, q = h, other = h;
   perturb_nodes(p, 0.3, 7);
@@ -353,6 +354,20 @@ TEST_P(Box, PerturbationKeepsTheBoundaryTheSetsAndTheVolume) {
     moved += d > 0;
   }
   EXPECT_GT(moved, 10);
+  // No tetrahedron below half its smallest height (three times its volume over its largest face).
+  const auto height = [npe](const HostMesh &m, std::size_t e) {
+    double largest = 0;
+    for (int f = 0; f < 4; ++f) {
+      const double *a = &m.xyz[3 * m.conn[e * npe + f]], *b = &m.xyz[3 * m.conn[e * npe + (f + 1) % 4]],
+                   *c = &m.xyz[3 * m.conn[e * npe + (f + 2) % 4]];
+      const double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+      largest = std::max(
+          largest, std::hypot(u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]) / 2);
+    }
+    return 3 * tet_volume(m, e) / largest;
+  };
+  for (std::size_t e = 0; e < ne; ++e)
+    EXPECT_GE(height(p, e), 0.5 * height(h, e) * (1 - 1e-12)) << "element " << e;
   for (std::size_t e = 0; e < ne; ++e)
     for (int a = 0; a < 4; ++a) {
       const Index n = h.conn[e * npe + a];
