@@ -633,7 +633,7 @@ output:
   struct Case {
     std::string yaml, base, histories, short_end, long_end, cadence, long_cadence, rows, long_rows;
   };
-  for (const Case &c : {Case{strip, "pulled.e", "pulled_histories.csv", "3.0", "150.0", "every_steps: 7",
+  for (const Case &c : {Case{strip, "pulled.e", "pulled_histories.csv", "3.0", "600.0", "every_steps: 7",
                              "every_steps: 501", "{every_steps: 3,", "{every_steps: 99,"},
                         Case{plate, "plate.e", "plate_histories.csv", "2.0e-4", "1.0e-2", "every_time: 2.0e-5",
                              "every_time: 1.0e-3", "{every_steps: 7,", "{every_steps: 99,"}}) {
@@ -685,8 +685,14 @@ output:
     }
     for (int i = 0; i < 600 && slurp(dir_ / "stdout").find("time step") == std::string::npos; ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    const auto ranks = ranks_of(pid);
+    // Both ranks as soon as they are seen, then a moment for the time loop: a fixed half second
+    // let the strip's run end first on a fast machine (no ranks left to signal).
+    std::vector<pid_t> ranks;
+    for (int i = 0; i < 500 && ranks.size() < 2; ++i) {
+      ranks = ranks_of(pid);
+      if (ranks.size() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
     ASSERT_EQ(ranks.size(), 2u);
     for (pid_t q : ranks)
       kill(q, SIGTERM);
