@@ -107,6 +107,68 @@ TEST(Partition, EveryElementOnOneRankEveryNodeOwnedOnce) {
   }
 }
 
+TEST(Partition, TheGhostLayerHoldsTheStarOfEveryHeldNode) {
+  // Brute force from the definition: rank r's ghosts are the other ranks' elements with a node among
+  // r's own elements' nodes; an element's holders are the ranks with such a node or the element.
+  const std::vector<HostMesh> meshes = {fegpu::generate_rectangle(ElementType::Tri6, 12, 5, 2.0, 0.75),
+                                        fegpu::generate_box(ElementType::Tet4, 5, 4, 3, 1.0, 0.8, 0.6)};
+  for (const HostMesh &g : meshes) {
+    const int npe = fegpu::element_info(g.type).nodes;
+    const std::size_t ne = g.conn.size() / npe, nn = g.xyz.size() / 3;
+    for (int parts : {2, 3, 5}) {
+      std::vector<int> part(ne);
+      for (std::size_t e = 0; e < ne; ++e) // scattered: borders everywhere, stars over three ranks
+        part[e] = static_cast<int>((e * 7 % ne) * parts / ne);
+      std::vector<std::vector<char>> touched(parts, std::vector<char>(nn, 0)); // (rank, node)
+      for (std::size_t e = 0; e < ne; ++e)
+        for (int k = 0; k < npe; ++k)
+          touched[part[e]][g.conn[e * npe + k]] = 1;
+      const auto holds = [&](int s, std::size_t e) {
+        for (int k = 0; k < npe; ++k)
+          if (touched[s][g.conn[e * npe + k]]) return true;
+        return false;
+      };
+      for (int r = 0; r < parts; ++r) {
+        const LocalMesh l = fegpu::parallel::local_part(g, part, r, true);
+        const fegpu::parallel::GhostLayer &gl = l.ghosts;
+        std::vector<long> ghosts;
+        for (std::size_t e = 0; e < ne; ++e)
+          if (part[e] != r && holds(r, e)) ghosts.push_back(static_cast<long>(e));
+        ASSERT_EQ(gl.elem_index, ghosts) << parts << " parts, rank " << r;
+        std::vector<long> index = l.node_index; // local node -> global: held nodes, then ghost-only ones
+        index.insert(index.end(), gl.node_index.begin(), gl.node_index.end());
+        std::vector<char> local(ne, 0);
+        for (long e : l.elem_index)
+          local[e] = 1;
+        for (std::size_t i = 0; i < ghosts.size(); ++i) {
+          local[ghosts[i]] = 1;
+          EXPECT_EQ(gl.owner[i], part[ghosts[i]]);
+          for (int k = 0; k < npe; ++k)
+            EXPECT_EQ(index.at(gl.conn[i * npe + k]), g.conn[ghosts[i] * npe + k]);
+        }
+        for (std::size_t n = 0; n < gl.node_index.size(); ++n) {
+          EXPECT_FALSE(touched[r][gl.node_index[n]]) << "a ghost-only node among the held ones";
+          for (int c = 0; c < 3; ++c)
+            EXPECT_EQ(gl.xyz[3 * n + c], g.xyz[3 * gl.node_index[n] + c]);
+        }
+        for (std::size_t e = 0; e < ne; ++e) // every held node's star is here, whole
+          for (int k = 0; k < npe; ++k)
+            if (touched[r][g.conn[e * npe + k]]) EXPECT_TRUE(local[e]) << "element " << e << " of a held node's star";
+        std::vector<long> all = l.elem_index;
+        all.insert(all.end(), ghosts.begin(), ghosts.end());
+        ASSERT_EQ(gl.holder_offsets.size(), all.size() + 1);
+        for (std::size_t i = 0; i < all.size(); ++i) {
+          std::vector<int> expected;
+          for (int s = 0; s < parts; ++s)
+            if (holds(s, all[i])) expected.push_back(s);
+          EXPECT_EQ(std::vector<int>(gl.holders.begin() + gl.holder_offsets[i], gl.holders.begin() + gl.holder_offsets[i + 1]),
+                    expected);
+        }
+      }
+    }
+  }
+}
+
 #ifdef FEGPU_HAVE_MPI
 
 namespace {

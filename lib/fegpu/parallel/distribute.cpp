@@ -45,6 +45,61 @@ void node_ranks(const NodeElements &n2e, const std::vector<int> &part, std::size
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
 }
 
+/// The ghost layer of `out` (rank `rank`'s part, its held nodes numbered by g2l): an element is
+/// held by the ranks of the elements around its nodes, so its holders are the union of its nodes'
+/// ranks, and a ghost of this rank where that union has this rank but the element is another's.
+void ghost_layer(const HostMesh &g, const NodeElements &n2e, const std::vector<int> &part, int rank,
+                 std::vector<Index> &g2l, LocalMesh &out) {
+  const int npe = element_info(g.type).nodes;
+  const std::size_t ne = part.size();
+  GhostLayer &gl = out.ghosts;
+  std::vector<char> several(g.xyz.size() / 3, 0); // whether a node's elements are on several ranks
+  for (std::size_t n = 0; n < several.size(); ++n)
+    for (std::size_t i = n2e.begin(n); i < n2e.end(n) && !several[n]; ++i)
+      several[n] = part[n2e.elems[i]] != part[n2e.elems[n2e.begin(n)]];
+  std::vector<int> ranks, holders;
+  const auto element_holders = [&](std::size_t e) {
+    holders.assign(1, part[e]);
+    for (int k = 0; k < npe; ++k) {
+      if (!several[g.conn[e * npe + k]]) continue;
+      node_ranks(n2e, part, g.conn[e * npe + k], ranks);
+      holders.insert(holders.end(), ranks.begin(), ranks.end());
+    }
+    std::sort(holders.begin(), holders.end());
+    holders.erase(std::unique(holders.begin(), holders.end()), holders.end());
+  };
+  gl.holder_offsets.push_back(0);
+  const auto add_row = [&] {
+    gl.holders.insert(gl.holders.end(), holders.begin(), holders.end());
+    gl.holder_offsets.push_back(static_cast<Index>(gl.holders.size()));
+  };
+  for (long e : out.elem_index) {
+    element_holders(e);
+    add_row();
+  }
+  std::vector<std::size_t> ghost_nodes;
+  for (std::size_t e = 0; e < ne; ++e) {
+    if (part[e] == rank) continue;
+    element_holders(e);
+    if (!std::binary_search(holders.begin(), holders.end(), rank)) continue;
+    add_row();
+    gl.elem_index.push_back(static_cast<long>(e));
+    gl.owner.push_back(part[e]);
+    for (int k = 0; k < npe; ++k)
+      if (g2l[g.conn[e * npe + k]] < 0) ghost_nodes.push_back(g.conn[e * npe + k]);
+  }
+  std::sort(ghost_nodes.begin(), ghost_nodes.end());
+  ghost_nodes.erase(std::unique(ghost_nodes.begin(), ghost_nodes.end()), ghost_nodes.end());
+  for (std::size_t n : ghost_nodes) {
+    g2l[n] = static_cast<Index>(out.node_index.size() + gl.node_index.size());
+    gl.node_index.push_back(static_cast<long>(n));
+    gl.xyz.insert(gl.xyz.end(), g.xyz.begin() + 3 * n, g.xyz.begin() + 3 * n + 3);
+  }
+  for (long e : gl.elem_index)
+    for (int k = 0; k < npe; ++k)
+      gl.conn.push_back(g2l[g.conn[e * npe + k]]);
+}
+
 } // namespace
 
 double PartitionStats::imbalance() const {
@@ -131,7 +186,7 @@ PartitionStats partition_stats(const HostMesh &mesh, const std::vector<int> &par
   return s;
 }
 
-LocalMesh local_part(const HostMesh &g, const std::vector<int> &part, int rank) {
+LocalMesh local_part(const HostMesh &g, const std::vector<int> &part, int rank, bool ghosts) {
   const ElementInfo info = element_info(g.type);
   const std::size_t ne = g.conn.size() / info.nodes, nn = g.xyz.size() / 3;
   FEGPU_CHECK(part.size() == ne, "local_part: one rank per element");
@@ -228,6 +283,7 @@ LocalMesh local_part(const HostMesh &g, const std::vector<int> &part, int rank) 
       if (e2l[s.a[i]] >= 0) t.a.push_back(e2l[s.a[i]]), t.b.push_back(s.b[i]);
     m.side_sets.push_back(std::move(t));
   }
+  if (ghosts) ghost_layer(g, n2e, part, rank, g2l, out);
   return out;
 }
 

@@ -38,6 +38,23 @@ std::vector<int> partition_elements(const HostMesh &mesh, int parts, long *edge_
 /// of METIS (the test compares the two).
 PartitionStats partition_stats(const HostMesh &mesh, const std::vector<int> &part, int parts);
 
+/// The ghost layer of a rank (cohesive fracture on many ranks, docs/parallel.md): the elements of
+/// other ranks that share a node with one of its own, so that the element star of every node it
+/// holds is whole there (a node splits by its star's pieces; a facet's decision needs both sides).
+struct GhostLayer {
+  std::vector<long> elem_index; ///< (ghost): its position in the global mesh, ascending
+  std::vector<int> owner;       ///< (ghost): the rank it belongs to
+  /// (ghost * nodes per element + k): local node ids, numbered after the rank's held nodes
+  /// (LocalMesh::node_index) for the nodes no element of its own touches: the ghost-only nodes.
+  std::vector<Index> conn;
+  std::vector<long> node_index; ///< (ghost-only node): its position in the global mesh, ascending
+  std::vector<double> xyz;      ///< (ghost-only node * 3)
+  /// (local element: the own ones, then the ghosts): the ranks holding it, own or as a ghost,
+  /// ascending; rows of the CRS holder_offsets.
+  std::vector<Index> holder_offsets;
+  std::vector<int> holders;
+};
+
 /// What one rank holds of a mesh divided by partition_elements().
 struct LocalMesh {
   /// The rank's elements in their global order (every block kept, possibly empty), the nodes they
@@ -50,10 +67,11 @@ struct LocalMesh {
   /// (neighbor): the local nodes that rank also holds, in global order (both ranks list the same
   /// nodes in the same order, so a buffer of them needs no ids).
   std::vector<std::vector<Index>> shared;
+  GhostLayer ghosts; ///< empty unless asked for
 };
 
-/// Rank `rank`'s part of `global` under partition `part`. RunError if a node belongs to no element
-/// (no rank would hold it).
-LocalMesh local_part(const HostMesh &global, const std::vector<int> &part, int rank);
+/// Rank `rank`'s part of `global` under partition `part`, with its ghost layer if `ghosts`. RunError
+/// if a node belongs to no element (no rank would hold it).
+LocalMesh local_part(const HostMesh &global, const std::vector<int> &part, int rank, bool ghosts = false);
 
 } // namespace fegpu::parallel
