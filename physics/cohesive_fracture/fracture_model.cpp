@@ -197,19 +197,24 @@ void notch_faces(const Mesh &mesh, const Topology &t, const std::vector<std::arr
   Kokkos::deep_copy(out, out_h);
 }
 
-/// Strength factors per facet, mean one, from a hash of (seed, facet).
-void strength_factors(const StrengthScatter &sc, const RealView &out) {
+/// Strength factors per facet, mean one, from a hash of the seed and the facet's place in the mesh:
+/// its lower element's index and the facet's local index there, which a mesh divided among ranks
+/// knows as well as a whole one (the facet ids of a topology follow the order it was built in).
+void strength_factors(const StrengthScatter &sc, const Topology &t, int facets_per_elem, const RealView &out) {
   const double gamma = sc.kind == StrengthScatter::Weibull ? std::tgamma(1 + 1 / sc.modulus) : 1.0;
   const int kind = sc.kind;
   const double spread = sc.spread, m = sc.modulus;
   const uint64_t seed = sc.seed;
+  const auto f2e = t.facet2elem;
+  const auto f2l = t.facet2local;
   Kokkos::parallel_for(
       "fegpu::cohesive::strength", range(0, static_cast<Index>(out.extent(0))), KOKKOS_LAMBDA(Index f) {
         if (kind == StrengthScatter::None) {
           out(f) = 1.0;
           return;
         }
-        const double u = hash_uniform(seed * 0x9E3779B97F4A7C15ull + uint64_t(f) + 1);
+        const uint64_t place = uint64_t(f2e(f, 0)) * facets_per_elem + f2l(f, 0);
+        const double u = hash_uniform(seed * 0x9E3779B97F4A7C15ull + place + 1);
         out(f) =
             kind == StrengthScatter::Uniform ? 1 + spread * (2 * u - 1) : Kokkos::pow(-Kokkos::log(u), 1 / m) / gamma;
       });
@@ -335,7 +340,7 @@ FractureModel::FractureModel(const HostMesh &mesh, elastic::Config elastic, Frac
   crackable_ = DeviceView<uint8_t *>("fegpu::cohesive::crackable", topology_.num_facets);
   crackable(m, topology_, elem_ok, config_.region, crackable_);
   strength_ = RealView("fegpu::cohesive::strength", topology_.num_facets);
-  strength_factors(config_.strength, strength_);
+  strength_factors(config_.strength, topology_, element_info(m.type).facets, strength_);
 
   fragment_parent_ =
       IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::fragment_parent"), m.num_elems());
