@@ -154,6 +154,24 @@ TEST(Fracture, ExpandingRingConservesEnergyAndSeparatesFaces) {
     }
     EXPECT_EQ(copies.size(), gid.extent(0)); // distinct
     EXPECT_GT(gid.extent(0), n0);
+    // Which copy keeps an input id, and the others' ids, follow from the topology alone: a copy's
+    // place is its smallest element * nodes + corner; the copy at the input node's smallest place
+    // keeps the input id, the others are named top + 1 + their place.
+    const int npe = element_info(type).nodes;
+    std::vector<long> place(gid.extent(0), -1), input_place(n0, -1);
+    for (std::size_t e = 0; e < conn.extent(0); ++e)
+      for (int k = 0; k < npe; ++k) {
+        const long p = static_cast<long>(e) * npe + k;
+        if (place[conn(e, k)] < 0) place[conn(e, k)] = p;
+        if (input_place[input.conn[e * npe + k]] < 0) input_place[input.conn[e * npe + k]] = p;
+      }
+    int named_otherwise = 0;
+    for (std::size_t i = 0; i < gid.extent(0); ++i) {
+      const auto it = input_node.find(gid(i));
+      const long expected = it != input_node.end() ? input_place[it->second] : gid(i) - top - 1;
+      named_otherwise += place[i] != expected;
+    }
+    EXPECT_EQ(named_otherwise, 0);
     for (const auto &[g, j] : input_node)
       EXPECT_EQ(copies.count(g), 1u) << "input node id " << g;
     EXPECT_EQ(misplaced, 0);

@@ -127,7 +127,7 @@ private:
   // the views handed out stay valid until the next topology change.
   Growing<Real> mass_store_{"fegpu::elastic::mass"};
   Growing<GlobalId> gid_store_{"fegpu::mesh::node_gid"};
-  Growing<Index> first_copy_{"fegpu::elastic::first_copy"};
+  Growing<GlobalId> lowest_place_{"fegpu::elastic::lowest_place"}; // split_node_ids' scratch
   Growing<uint8_t> set_member_{"fegpu::elastic::node_set_member"};
   std::vector<Growing<Index>> node_set_store_;                           // one per node set
   mutable std::vector<Growing<Index>> constraint_dofs_;                  // one per constraint
