@@ -5,6 +5,7 @@
 #include "fegpu/core/error.hpp"
 #include "fegpu/io/gmsh.hpp"
 #include "fegpu/mesh/generators.hpp"
+#include "fegpu/parallel/distribute.hpp"
 #include "insertion.hpp"
 #include "test_config.hpp"
 
@@ -15,6 +16,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <set>
 
 using namespace fegpu;
 using namespace fegpu::cohesive;
@@ -525,6 +527,117 @@ TEST(Insertion, AStarTooLargeToSplitIsAnError) {
   } catch (const RunError &e) {
     EXPECT_NE(std::string(e.what()).find("more than 255 elements"), std::string::npos) << e.what();
   }
+}
+
+namespace {
+
+/// Each node's global id (split_node_ids, elements at their global positions) and its corners as
+/// (position * nodes + corner), ascending, for the nodes of elements [0, counted).
+std::map<GlobalId, std::vector<long>> named_corners(const HostMesh &input, CrackedMesh &cm,
+                                                    const std::vector<Index> &position, Index counted, GlobalId top) {
+  const Index n = cm.num_nodes(), n0 = static_cast<Index>(input.xyz.size() / 3);
+  const int npe = element_info(input.type).nodes;
+  const IndexView origin = cm.sources(n0);
+  std::vector<GlobalId> gid(input.node_gid);
+  if (gid.empty())
+    for (Index i = 0; i < n0; ++i)
+      gid.push_back(i + 1);
+  const GlobalIdView ids("ids", n), lowest("lowest", n + n0);
+  split_node_ids(fegpu::to_device("input_ids", gid), top,
+                 Kokkos::subview(cm.elem2node, std::make_pair(Index(0), Index(position.size())), Kokkos::ALL),
+                 fegpu::to_device("position", position), origin, lowest, ids);
+  const auto ids_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ids);
+  const auto conn = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.elem2node);
+  std::vector<std::vector<long>> corners(n);
+  for (std::size_t e = 0; e < position.size(); ++e)
+    for (int k = 0; k < npe; ++k)
+      corners[conn(e, k)].push_back(long(position[e]) * npe + k);
+  std::vector<char> counted_node(n, 0);
+  for (Index e = 0; e < counted; ++e)
+    for (int k = 0; k < npe; ++k)
+      counted_node[conn(e, k)] = 1;
+  std::map<GlobalId, std::vector<long>> out;
+  for (Index i = 0; i < n; ++i)
+    if (counted_node[i]) {
+      std::sort(corners[i].begin(), corners[i].end());
+      EXPECT_TRUE(out.emplace(ids_h(i), corners[i]).second) << "global id " << ids_h(i) << " twice";
+    }
+  return out;
+}
+
+/// A facet's place in the whole mesh: its element of lower position and its local index there.
+std::vector<long> facet_places(const Topology &t, const std::vector<Index> &position, int facets) {
+  const auto f2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.facet2elem);
+  const auto f2l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.facet2local);
+  std::vector<long> place(t.num_facets, -1);
+  for (Index f = 0; f < t.num_facets; ++f) {
+    if (f2e(f, 1) < 0) continue;
+    const int s = position[f2e(f, 1)] < position[f2e(f, 0)];
+    place[f] = long(position[f2e(f, s)]) * facets + f2l(f, s);
+  }
+  return place;
+}
+
+} // namespace
+
+// Many ranks (issue 35, docs/parallel.md): a rank inserts, into its own elements and its ghost
+// layer, the facets there that the one-rank run inserts. Every node its own elements touch has
+// then the one-rank mesh's global id and the same corners, element by element (its star is whole
+// there), the ranks' nodes together are the one-rank mesh's, and the cohesive elements each rank
+// owns (by the facet's element of lower position) add up to the one-rank count. Every element
+// type, all facets and a random third, divisions in stripes and scattered.
+TEST(Insertion, EveryRankSplitsTheNodesItHoldsAsOneRankDoes) {
+  for (const HostMesh &g :
+       {generate_rectangle(ElementType::Tri3, 9, 6, 1.0, 0.7), generate_rectangle(ElementType::Tri6, 7, 5, 1.0, 0.7),
+        generate_box(ElementType::Tet4, 4, 3, 3, 1.0, 0.8, 0.7),
+        generate_box(ElementType::Tet10, 3, 3, 2, 1.0, 0.8, 0.7)})
+    for (double fraction : {1.0, 0.35}) {
+      const int npe = element_info(g.type).nodes, nf = element_info(g.type).facets;
+      const Index ne = static_cast<Index>(g.conn.size() / npe);
+      const Fixture one(g);
+      CrackedMesh whole(one.mesh, one.topo, one.col);
+      const std::vector<uint8_t> flags = pick(one.topo, fraction, 17);
+      whole.fracture(to_device(flags), CounterStrategy::Deterministic);
+      std::vector<Index> identity(ne);
+      std::iota(identity.begin(), identity.end(), 0);
+      const GlobalId top = static_cast<GlobalId>(g.xyz.size() / 3);
+      const auto expected = named_corners(g, whole, identity, ne, top);
+      std::set<long> cracked; // by place
+      const std::vector<long> places = facet_places(one.topo, identity, nf);
+      for (Index f = 0; f < one.topo.num_facets; ++f)
+        if (flags[f]) cracked.insert(places[f]);
+      for (int parts : {2, 3}) {
+        std::vector<int> part(ne);
+        for (Index e = 0; e < ne; ++e)
+          part[e] = parts == 2 ? e * parts / ne : (e * 7 % ne) * parts / ne;
+        std::map<GlobalId, std::vector<long>> together;
+        Index cohesive = 0;
+        for (int r = 0; r < parts; ++r) {
+          SCOPED_TRACE(type_name(g.type) + ", " + std::to_string(fraction) + " of the facets, rank " +
+                       std::to_string(r) + " of " + std::to_string(parts));
+          const fegpu::parallel::LocalMesh l = fegpu::parallel::local_part(g, part, r, true);
+          const Fixture x(fegpu::parallel::with_ghosts(l));
+          const std::vector<Index> position = fegpu::parallel::element_positions(l);
+          const std::vector<long> xplaces = facet_places(x.topo, position, nf);
+          std::vector<uint8_t> xflags(x.topo.num_facets, 0);
+          for (Index f = 0; f < x.topo.num_facets; ++f)
+            xflags[f] = xplaces[f] >= 0 && cracked.count(xplaces[f]);
+          CrackedMesh cm(x.mesh, x.topo, x.col);
+          cm.fracture(to_device(xflags), CounterStrategy::Deterministic);
+          const Index own = static_cast<Index>(l.elem_index.size());
+          for (const auto &[id, corners] : named_corners(x.host, cm, position, own, top)) {
+            const auto it = expected.find(id);
+            ASSERT_NE(it, expected.end()) << "node " << id << " is not the one-rank mesh's";
+            EXPECT_EQ(corners, it->second) << "node " << id << "'s corners";
+            together[id] = corners;
+          }
+          for (Index f = 0; f < x.topo.num_facets; ++f)
+            cohesive += xflags[f] && std::binary_search(l.elem_index.begin(), l.elem_index.end(), xplaces[f] / nf);
+        }
+        EXPECT_EQ(together.size(), expected.size());
+        EXPECT_EQ(cohesive, whole.num_cohesive());
+      }
+    }
 }
 
 TEST(Insertion, RejectsBoundaryAndAlreadyCrackedFacets) {

@@ -161,7 +161,8 @@ TEST(Partition, TheGhostLayerHoldsTheStarOfEveryHeldNode) {
           std::vector<int> expected;
           for (int s = 0; s < parts; ++s)
             if (holds(s, all[i])) expected.push_back(s);
-          EXPECT_EQ(std::vector<int>(gl.holders.begin() + gl.holder_offsets[i], gl.holders.begin() + gl.holder_offsets[i + 1]),
+          EXPECT_EQ(std::vector<int>(gl.holders.begin() + gl.holder_offsets[i],
+                                     gl.holders.begin() + gl.holder_offsets[i + 1]),
                     expected);
         }
       }

@@ -248,29 +248,6 @@ void fill_node_set(const DeviceView<uint8_t *> &member, const IndexView &origin,
       });
 }
 
-void split_node_ids(const GlobalIdView &input, GlobalId top, const ConnView &conn, const IndexView &origin,
-                    const GlobalIdView &lowest, const GlobalIdView &ids) {
-  const Index n = static_cast<Index>(origin.extent(0));
-  const int npe = static_cast<int>(conn.extent(1));
-  const GlobalId none = Kokkos::Experimental::finite_max_v<GlobalId>;
-  // lowest: each node's smallest place (rows [0, n)), then each input node's (rows n + origin).
-  Kokkos::deep_copy(ExecSpace(), lowest, none);
-  Kokkos::parallel_for(
-      "fegpu::elastic::lowest_place", range(0, static_cast<Index>(conn.extent(0))), KOKKOS_LAMBDA(Index e) {
-        for (int k = 0; k < npe; ++k) {
-          const Index i = conn(e, k);
-          const GlobalId place = GlobalId(e) * npe + k;
-          Kokkos::atomic_min(&lowest(i), place);
-          Kokkos::atomic_min(&lowest(n + origin(i)), place);
-        }
-      });
-  Kokkos::parallel_for(
-      "fegpu::elastic::split_node_ids", range(0, n), KOKKOS_LAMBDA(Index i) {
-        const Index o = origin(i);
-        ids(i) = lowest(i) == lowest(n + o) ? input(o) : top + 1 + lowest(i);
-      });
-}
-
 GlobalId largest(const GlobalIdView &ids) {
   GlobalId top = 0;
   Kokkos::parallel_reduce(

@@ -67,16 +67,6 @@ void node_dofs(const IndexView &nodes, int comp, Index num_nodes, const IndexVie
 /// entry per input node) and returns how many nodes descend from them; fill_node_set lists them.
 Index mark_node_set(const IndexView &original, const IndexView &origin, const DeviceView<uint8_t *> &member);
 void fill_node_set(const DeviceView<uint8_t *> &member, const IndexView &origin, const IndexView &out);
-/// Global ids once nodes have split, which follow from the topology alone, not from the order in
-/// which nodes were made or numbered (so that a mesh divided among ranks names its nodes as a whole
-/// one does, once the places count elements in the whole mesh's order). A node is a piece of its
-/// input node's element star (origin: the input node each node descends from); its place is the
-/// smallest (element * nodes per element + corner) among the corners it occupies. The piece holding
-/// the input node's smallest place keeps the input id; every other takes top + 1 + its place, above
-/// `top`, the largest input id. Ids stay unique (a corner is one node's), and an output node still
-/// names its input node (through its place). `lowest`: scratch, nodes + input nodes.
-void split_node_ids(const GlobalIdView &input, GlobalId top, const ConnView &conn, const IndexView &origin,
-                    const GlobalIdView &lowest, const GlobalIdView &ids);
 /// The largest of the ids (0 if none).
 GlobalId largest(const GlobalIdView &ids);
 

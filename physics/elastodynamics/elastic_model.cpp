@@ -103,8 +103,8 @@ void ElasticModel::set_topology(const ConnView &elem2node, const CoordView &coor
   // Storage kept from one insertion to the next: an insertion allocates nothing here.
   const Index n = static_cast<Index>(origin.extent(0));
   mesh_.node_gid = gid_store_.view(n);
-  kernels::split_node_ids(original_gid_, top_gid_, elem2node, origin, lowest_place_.view(n + original_nodes()),
-                          mesh_.node_gid);
+  split_node_ids(original_gid_, top_gid_, elem2node, IndexView(), origin, lowest_place_.view(n + original_nodes()),
+                 mesh_.node_gid);
   const DeviceView<uint8_t *> member = set_member_.view(original_nodes());
   for (std::size_t k = 0; k < mesh_.node_sets.size(); ++k) {
     mesh_.node_sets[k].nodes = node_set_store_[k].view(kernels::mark_node_set(original_node_sets_[k], origin, member));

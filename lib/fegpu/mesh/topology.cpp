@@ -65,6 +65,29 @@ KOKKOS_INLINE_FUNCTION bool same_corners(const ConnView &conn, ElementType type,
 }
 } // namespace
 
+void split_node_ids(const GlobalIdView &input, GlobalId top, const ConnView &conn, const IndexView &position,
+                    const IndexView &origin, const GlobalIdView &lowest, const GlobalIdView &ids) {
+  const Index n = static_cast<Index>(origin.extent(0));
+  const int npe = static_cast<int>(conn.extent(1));
+  const bool divided = position.extent(0) > 0;
+  // lowest: each node's smallest place (rows [0, n)), then each input node's (rows n + origin).
+  Kokkos::deep_copy(ExecSpace(), lowest, Kokkos::Experimental::finite_max_v<GlobalId>);
+  Kokkos::parallel_for(
+      "fegpu::topology::lowest_place", range(0, static_cast<Index>(conn.extent(0))), KOKKOS_LAMBDA(Index e) {
+        const GlobalId at = GlobalId(divided ? position(e) : e) * npe;
+        for (int k = 0; k < npe; ++k) {
+          const Index i = conn(e, k);
+          Kokkos::atomic_min(&lowest(i), at + k);
+          Kokkos::atomic_min(&lowest(n + origin(i)), at + k);
+        }
+      });
+  Kokkos::parallel_for(
+      "fegpu::topology::split_node_ids", range(0, n), KOKKOS_LAMBDA(Index i) {
+        const Index o = origin(i);
+        ids(i) = lowest(i) == lowest(n + o) ? input(o) : top + 1 + lowest(i);
+      });
+}
+
 Topology build_topology(const Mesh &mesh) {
   Kokkos::Profiling::ScopedRegion region("fegpu::topology::build");
   Topology t;

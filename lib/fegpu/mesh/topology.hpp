@@ -25,6 +25,20 @@ Topology build_topology(const Mesh &mesh);
 /// node -> element incidence alone (also used by colouring).
 Crs build_node2elem(const Mesh &mesh);
 
+/// Global ids of a mesh whose nodes have split (cohesive insertion), which follow from the
+/// topology alone, not from the order in which nodes were made or numbered, so that a mesh
+/// divided among ranks names its nodes as the whole one does. A node is a piece of its input
+/// node's element star (origin: the input node each node descends from); its place is the
+/// smallest position(e) * nodes per element + corner among the corners it occupies, position(e)
+/// being element e's index in the whole mesh (an empty `position`: e itself, a mesh not divided).
+/// The piece holding the input node's smallest place keeps the input id (`input`); every other
+/// takes top + 1 + its place, above `top`, the whole mesh's largest input id. Ids stay unique (a
+/// corner is one node's) and name their input node (through the place). A node whose star is not
+/// all in `conn` (a ghost layer's outer nodes) gets an id of no meaning. `lowest`: scratch, one
+/// entry per node and per input node.
+void split_node_ids(const GlobalIdView &input, GlobalId top, const ConnView &conn, const IndexView &position,
+                    const IndexView &origin, const GlobalIdView &lowest, const GlobalIdView &ids);
+
 } // namespace fegpu
 
 namespace fegpu {

@@ -84,6 +84,7 @@ void ghost_layer(const HostMesh &g, const NodeElements &n2e, const std::vector<i
     if (!std::binary_search(holders.begin(), holders.end(), rank)) continue;
     add_row();
     gl.elem_index.push_back(static_cast<long>(e));
+    gl.elem_gid.push_back(g.elem_gid.empty() ? GlobalId(e + 1) : g.elem_gid[e]);
     gl.owner.push_back(part[e]);
     for (int k = 0; k < npe; ++k)
       if (g2l[g.conn[e * npe + k]] < 0) ghost_nodes.push_back(g.conn[e * npe + k]);
@@ -94,6 +95,7 @@ void ghost_layer(const HostMesh &g, const NodeElements &n2e, const std::vector<i
     g2l[n] = static_cast<Index>(out.node_index.size() + gl.node_index.size());
     gl.node_index.push_back(static_cast<long>(n));
     gl.xyz.insert(gl.xyz.end(), g.xyz.begin() + 3 * n, g.xyz.begin() + 3 * n + 3);
+    gl.node_gid.push_back(g.node_gid.empty() ? GlobalId(n + 1) : g.node_gid[n]);
   }
   for (long e : gl.elem_index)
     for (int k = 0; k < npe; ++k)
@@ -285,6 +287,29 @@ LocalMesh local_part(const HostMesh &g, const std::vector<int> &part, int rank, 
   }
   if (ghosts) ghost_layer(g, n2e, part, rank, g2l, out);
   return out;
+}
+
+HostMesh with_ghosts(const LocalMesh &l) {
+  HostMesh m = l.mesh;
+  const GhostLayer &gl = l.ghosts;
+  const Index own = static_cast<Index>(l.elem_index.size());
+  m.conn.insert(m.conn.end(), gl.conn.begin(), gl.conn.end());
+  m.xyz.insert(m.xyz.end(), gl.xyz.begin(), gl.xyz.end());
+  m.elem_gid.insert(m.elem_gid.end(), gl.elem_gid.begin(), gl.elem_gid.end());
+  m.node_gid.insert(m.node_gid.end(), gl.node_gid.begin(), gl.node_gid.end());
+  ElementBlock ghosts = m.blocks.empty() ? ElementBlock{} : m.blocks.back();
+  ghosts.name = "ghosts";
+  for (const ElementBlock &b : m.blocks)
+    ghosts.id = std::max(ghosts.id, b.id + 1);
+  ghosts.begin = own, ghosts.end = own + static_cast<Index>(gl.elem_index.size());
+  m.blocks.push_back(ghosts);
+  return m;
+}
+
+std::vector<Index> element_positions(const LocalMesh &l) {
+  std::vector<Index> p(l.elem_index.begin(), l.elem_index.end());
+  p.insert(p.end(), l.ghosts.elem_index.begin(), l.ghosts.elem_index.end());
+  return p;
 }
 
 } // namespace fegpu::parallel

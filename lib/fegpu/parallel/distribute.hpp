@@ -47,8 +47,9 @@ struct GhostLayer {
   /// (ghost * nodes per element + k): local node ids, numbered after the rank's held nodes
   /// (LocalMesh::node_index) for the nodes no element of its own touches: the ghost-only nodes.
   std::vector<Index> conn;
-  std::vector<long> node_index; ///< (ghost-only node): its position in the global mesh, ascending
-  std::vector<double> xyz;      ///< (ghost-only node * 3)
+  std::vector<long> node_index;             ///< (ghost-only node): its position in the global mesh, ascending
+  std::vector<double> xyz;                  ///< (ghost-only node * 3)
+  std::vector<GlobalId> elem_gid, node_gid; ///< (ghost), (ghost-only node): their global ids
   /// (local element: the own ones, then the ghosts): the ranks holding it, own or as a ghost,
   /// ascending; rows of the CRS holder_offsets.
   std::vector<Index> holder_offsets;
@@ -69,6 +70,12 @@ struct LocalMesh {
   std::vector<std::vector<Index>> shared;
   GhostLayer ghosts; ///< empty unless asked for
 };
+
+/// The rank's mesh with its ghost layer: its own elements, then the ghosts as a last block named
+/// "ghosts"; its held nodes, then the ghost-only ones. Sets keep the own elements' members only.
+HostMesh with_ghosts(const LocalMesh &local);
+/// (element of with_ghosts()): its position in the global mesh.
+std::vector<Index> element_positions(const LocalMesh &local);
 
 /// Rank `rank`'s part of `global` under partition `part`, with its ghost layer if `ghosts`. RunError
 /// if a node belongs to no element (no rank would hold it).
