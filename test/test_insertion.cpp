@@ -534,7 +534,8 @@ namespace {
 /// Each node's global id (split_node_ids, elements at their global positions) and its corners as
 /// (position * nodes + corner), ascending, for the nodes of elements [0, counted).
 std::map<GlobalId, std::vector<long>> named_corners(const HostMesh &input, CrackedMesh &cm,
-                                                    const std::vector<Index> &position, Index counted, GlobalId top) {
+                                                    const std::vector<Index> &position, Index counted, GlobalId top,
+                                                    GlobalIdView *ids_out = nullptr) {
   const Index n = cm.num_nodes(), n0 = static_cast<Index>(input.xyz.size() / 3);
   const int npe = element_info(input.type).nodes;
   const IndexView origin = cm.sources(n0);
@@ -546,6 +547,7 @@ std::map<GlobalId, std::vector<long>> named_corners(const HostMesh &input, Crack
   split_node_ids(fegpu::to_device("input_ids", gid), top,
                  Kokkos::subview(cm.elem2node, std::make_pair(Index(0), Index(position.size())), Kokkos::ALL),
                  fegpu::to_device("position", position), origin, lowest, ids);
+  if (ids_out) *ids_out = ids;
   const auto ids_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ids);
   const auto conn = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.elem2node);
   std::vector<std::vector<long>> corners(n);
@@ -578,6 +580,28 @@ std::vector<long> facet_places(const Topology &t, const std::vector<Index> &posi
   return place;
 }
 
+/// Each cohesive element's nodes (both faces) with `owner(lower element of its facet)`, as
+/// (node, rank) rows: a cohesive element is computed by the rank of its facet's element of lower
+/// position.
+std::vector<std::array<Index, 2>> cohesive_incidences(CrackedMesh &cm, const std::vector<Index> &position,
+                                                      const std::vector<int> &owner) {
+  const ElementType type = cm.type;
+  const int npf = element_info(type).nodes_per_facet;
+  const auto conn = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.elem2node);
+  const auto c2f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.coh2facet);
+  const auto f2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.topology.facet2elem);
+  const auto f2l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cm.topology.facet2local);
+  std::vector<std::array<Index, 2>> rows;
+  for (Index c = 0; c < cm.num_cohesive(); ++c) {
+    const Index f = c2f(c), e0 = f2e(f, 0), e1 = f2e(f, 1);
+    const int rank = owner[position[e0] < position[e1] ? e0 : e1];
+    for (int s = 0; s < 2; ++s)
+      for (int j = 0; j < npf; ++j)
+        rows.push_back({conn(f2e(f, s), facet_node(type, f2l(f, s), j)), rank});
+  }
+  return rows;
+}
+
 } // namespace
 
 // Many ranks (issue 35, docs/parallel.md): a rank inserts, into its own elements and its ghost
@@ -601,7 +625,8 @@ TEST(Insertion, EveryRankSplitsTheNodesItHoldsAsOneRankDoes) {
       std::vector<Index> identity(ne);
       std::iota(identity.begin(), identity.end(), 0);
       const GlobalId top = static_cast<GlobalId>(g.xyz.size() / 3);
-      const auto expected = named_corners(g, whole, identity, ne, top);
+      GlobalIdView whole_ids;
+      const auto expected = named_corners(g, whole, identity, ne, top, &whole_ids);
       std::set<long> cracked; // by place
       const std::vector<long> places = facet_places(one.topo, identity, nf);
       for (Index f = 0; f < one.topo.num_facets; ++f)
@@ -610,6 +635,18 @@ TEST(Insertion, EveryRankSplitsTheNodesItHoldsAsOneRankDoes) {
         std::vector<int> part(ne);
         for (Index e = 0; e < ne; ++e)
           part[e] = parts == 2 ? e * parts / ne : (e * 7 % ne) * parts / ne;
+        // The one-rank reference of each node's holders: the ranks of its elements and of the
+        // cohesive elements at it.
+        std::map<GlobalId, std::set<int>> holders;
+        {
+          const auto ids_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), whole_ids);
+          for (const auto &[id, corners] : expected)
+            for (long c : corners)
+              holders[id].insert(part[c / npe]);
+          for (const auto &[n, r] : cohesive_incidences(whole, identity, part))
+            holders[ids_h(n)].insert(r);
+        }
+        std::map<std::pair<int, int>, std::vector<GlobalId>> lists; // (rank, neighbour): shared ids in order
         std::map<GlobalId, std::vector<long>> together;
         Index cohesive = 0;
         for (int r = 0; r < parts; ++r) {
@@ -625,7 +662,34 @@ TEST(Insertion, EveryRankSplitsTheNodesItHoldsAsOneRankDoes) {
           CrackedMesh cm(x.mesh, x.topo, x.col);
           cm.fracture(to_device(xflags), CounterStrategy::Deterministic);
           const Index own = static_cast<Index>(l.elem_index.size());
-          for (const auto &[id, corners] : named_corners(x.host, cm, position, own, top)) {
+          GlobalIdView ids;
+          const auto named = named_corners(x.host, cm, position, own, top, &ids);
+          // Holders from this rank's elements, ghosts and cohesive elements alone.
+          std::vector<int> owner(own, r);
+          owner.insert(owner.end(), l.ghosts.owner.begin(), l.ghosts.owner.end());
+          const auto extra_h = cohesive_incidences(cm, position, owner);
+          DeviceView<Index *[2]> extra("extra", extra_h.size());
+          const auto extra_m = Kokkos::create_mirror_view(extra);
+          for (std::size_t i = 0; i < extra_h.size(); ++i)
+            extra_m(i, 0) = extra_h[i][0], extra_m(i, 1) = extra_h[i][1];
+          Kokkos::deep_copy(extra, extra_m);
+          const Crs h = fegpu::parallel::node_holders(
+              Kokkos::subview(cm.elem2node, std::make_pair(Index(0), Index(position.size())), Kokkos::ALL),
+              fegpu::to_device("owner", owner), extra, cm.num_nodes());
+          const auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), h.offsets);
+          const auto hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), h.indices);
+          const auto ids_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ids);
+          for (Index n = 0; n < cm.num_nodes(); ++n) {
+            const std::set<int> got(hr.data() + ho(n), hr.data() + ho(n + 1));
+            if (!got.count(r)) continue; // not held here: its star may be cut
+            EXPECT_EQ(got, holders[ids_h(n)]) << "node " << ids_h(n) << "'s holders";
+            EXPECT_EQ(std::size_t(ho(n + 1) - ho(n)), got.size()) << "repeats";
+          }
+          const fegpu::parallel::SharedNodes sn = fegpu::parallel::shared_nodes(h, ids, r);
+          for (std::size_t k = 0; k < sn.neighbors.size(); ++k)
+            for (Index n : sn.shared[k])
+              lists[{r, sn.neighbors[k]}].push_back(ids_h(n));
+          for (const auto &[id, corners] : named) {
             const auto it = expected.find(id);
             ASSERT_NE(it, expected.end()) << "node " << id << " is not the one-rank mesh's";
             EXPECT_EQ(corners, it->second) << "node " << id << "'s corners";
@@ -636,6 +700,16 @@ TEST(Insertion, EveryRankSplitsTheNodesItHoldsAsOneRankDoes) {
         }
         EXPECT_EQ(together.size(), expected.size());
         EXPECT_EQ(cohesive, whole.num_cohesive());
+        std::size_t pairs = 0; // both sides of a pair list the same nodes in the same order, those they both hold
+        for (const auto &[key, ids] : lists) {
+          const std::vector<GlobalId> &theirs = lists[std::make_pair(key.second, key.first)];
+          EXPECT_EQ(ids, theirs) << "ranks " << key.first << " and " << key.second;
+          EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end()));
+          for (GlobalId id : ids)
+            pairs += holders[id].count(key.first) && holders[id].count(key.second);
+          pairs -= ids.size();
+        }
+        EXPECT_EQ(pairs, 0u) << "a node listed between ranks that do not both hold it";
       }
     }
 }

@@ -3,6 +3,7 @@
 #include "fegpu/core/error.hpp"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdio>
 #include <numeric>
@@ -286,6 +287,125 @@ LocalMesh local_part(const HostMesh &g, const std::vector<int> &part, int rank, 
     m.side_sets.push_back(std::move(t));
   }
   if (ghosts) ghost_layer(g, n2e, part, rank, g2l, out);
+  return out;
+}
+
+Crs node_holders(const ConnView &conn, const DeviceView<int *> &elem_owner, const DeviceView<Index *[2]> &extra,
+                 Index nodes) {
+  Kokkos::Profiling::ScopedRegion region("fegpu::parallel::node_holders");
+  const Index ne = static_cast<Index>(conn.extent(0)), nx = static_cast<Index>(extra.extent(0));
+  const int npe = static_cast<int>(conn.extent(1));
+  // Every (node, rank) incidence placed in its node's row, each row sorted and its repeats
+  // dropped, then the rows packed.
+  IndexView all_offsets("fegpu::parallel::holder_offsets", nodes + 1);
+  Kokkos::parallel_for(
+      "fegpu::parallel::count_holders", range(0, ne + nx), KOKKOS_LAMBDA(Index i) {
+        if (i >= ne) return void(Kokkos::atomic_inc(&all_offsets(extra(i - ne, 0) + 1)));
+        for (int k = 0; k < npe; ++k)
+          Kokkos::atomic_inc(&all_offsets(conn(i, k) + 1));
+      });
+  Index total = 0;
+  Kokkos::parallel_scan(
+      "fegpu::parallel::scan_holders", range(0, nodes + 1),
+      KOKKOS_LAMBDA(Index n, Index & sum, bool final) {
+        sum += all_offsets(n);
+        if (final) all_offsets(n) = sum;
+      },
+      total);
+  IndexView all(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::holder_ranks"), total);
+  IndexView cursor("fegpu::parallel::holder_cursor", nodes);
+  Kokkos::parallel_for(
+      "fegpu::parallel::fill_holders", range(0, ne + nx), KOKKOS_LAMBDA(Index i) {
+        if (i >= ne) {
+          const Index n = extra(i - ne, 0);
+          all(all_offsets(n) + Kokkos::atomic_fetch_inc(&cursor(n))) = extra(i - ne, 1);
+          return;
+        }
+        for (int k = 0; k < npe; ++k) {
+          const Index n = conn(i, k);
+          all(all_offsets(n) + Kokkos::atomic_fetch_inc(&cursor(n))) = elem_owner(i);
+        }
+      });
+  Crs h;
+  h.offsets = IndexView("fegpu::parallel::holder_offsets", nodes + 1);
+  const IndexView offsets = h.offsets;
+  Kokkos::parallel_for(
+      "fegpu::parallel::sort_holders", range(0, nodes), KOKKOS_LAMBDA(Index n) {
+        const Index b = all_offsets(n), e = all_offsets(n + 1);
+        for (Index i = b + 1; i < e; ++i) {
+          const Index v = all(i);
+          Index j = i - 1;
+          while (j >= b && all(j) > v) {
+            all(j + 1) = all(j);
+            --j;
+          }
+          all(j + 1) = v;
+        }
+        Index unique = 0;
+        for (Index i = b; i < e; ++i)
+          if (i == b || all(i) != all(i - 1)) all(b + unique++) = all(i);
+        offsets(n + 1) = unique;
+      });
+  Index kept = 0;
+  Kokkos::parallel_scan(
+      "fegpu::parallel::scan_unique_holders", range(0, nodes + 1),
+      KOKKOS_LAMBDA(Index n, Index & sum, bool final) {
+        sum += offsets(n);
+        if (final) offsets(n) = sum;
+      },
+      kept);
+  h.indices = IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::holders"), kept);
+  const IndexView ranks = h.indices;
+  Kokkos::parallel_for(
+      "fegpu::parallel::pack_holders", range(0, nodes), KOKKOS_LAMBDA(Index n) {
+        for (Index i = offsets(n); i < offsets(n + 1); ++i)
+          ranks(i) = all(all_offsets(n) + i - offsets(n));
+      });
+  return h;
+}
+
+SharedNodes shared_nodes(const Crs &holders, const GlobalIdView &ids, int rank) {
+  Kokkos::Profiling::ScopedRegion region("fegpu::parallel::shared_nodes");
+  const Index nodes = static_cast<Index>(holders.offsets.extent(0)) - 1;
+  const IndexView offsets = holders.offsets, ranks = holders.indices;
+  const auto mine = KOKKOS_LAMBDA(Index n) {
+    for (Index i = offsets(n); i < offsets(n + 1); ++i)
+      if (ranks(i) == rank) return true;
+    return false;
+  };
+  // (other rank, global id, node) for each border node this rank holds and each other holder.
+  IndexView at(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::border_entries"), nodes + 1);
+  Index entries = 0;
+  Kokkos::parallel_scan(
+      "fegpu::parallel::count_border", range(0, nodes + 1),
+      KOKKOS_LAMBDA(Index n, Index & sum, bool final) {
+        if (final) at(n) = sum;
+        if (n < nodes && mine(n)) sum += offsets(n + 1) - offsets(n) - 1;
+      },
+      entries);
+  DeviceView<GlobalId *[3]> rows(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::border_rows"),
+                                 entries);
+  Kokkos::parallel_for(
+      "fegpu::parallel::list_border", range(0, nodes), KOKKOS_LAMBDA(Index n) {
+        if (at(n + 1) == at(n)) return;
+        Index j = at(n);
+        for (Index i = offsets(n); i < offsets(n + 1); ++i)
+          if (ranks(i) != rank) {
+            rows(j, 0) = ranks(i), rows(j, 1) = ids(n), rows(j, 2) = n;
+            ++j;
+          }
+      });
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);
+  std::vector<std::array<GlobalId, 3>> list(static_cast<std::size_t>(entries));
+  for (Index j = 0; j < entries; ++j)
+    list[j] = {h(j, 0), h(j, 1), h(j, 2)};
+  std::sort(list.begin(), list.end());
+  SharedNodes out;
+  for (const auto &[r, id, n] : list) {
+    if (out.neighbors.empty() || out.neighbors.back() != r)
+      out.neighbors.push_back(static_cast<int>(r)), out.shared.emplace_back();
+    out.shared.back().push_back(static_cast<Index>(n));
+  }
   return out;
 }
 

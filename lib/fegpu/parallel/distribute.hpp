@@ -71,6 +71,23 @@ struct LocalMesh {
   GhostLayer ghosts; ///< empty unless asked for
 };
 
+/// Which ranks hold each node of a rank's mesh with its ghost layer once nodes have split (cohesive
+/// fracture on many ranks): the owners (`elem_owner`) of the elements using it, and the ranks of
+/// the extra (node, rank) incidences the caller adds (a cohesive element's nodes, with the rank
+/// that computes it). Each node's ranks ascending and unique; built on the device. Exact for every
+/// node whose element star is whole on this rank (every node one of its own elements uses).
+Crs node_holders(const ConnView &conn, const DeviceView<int *> &elem_owner, const DeviceView<Index *[2]> &extra,
+                 Index nodes);
+
+/// The nodes `rank` shares with each other rank, from node_holders(): `neighbors` the other ranks
+/// holding a node `rank` holds, ascending; `shared[k]` those nodes, in the order of their global
+/// ids (`ids`), which both sides of a pair list alike. Only border nodes come to the host.
+struct SharedNodes {
+  std::vector<int> neighbors;
+  std::vector<std::vector<Index>> shared;
+};
+SharedNodes shared_nodes(const Crs &holders, const GlobalIdView &ids, int rank);
+
 /// The rank's mesh with its ghost layer: its own elements, then the ghosts as a last block named
 /// "ghosts"; its held nodes, then the ghost-only ones. Sets keep the own elements' members only.
 HostMesh with_ghosts(const LocalMesh &local);
