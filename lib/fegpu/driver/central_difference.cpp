@@ -238,6 +238,7 @@ void CentralDifference::adapt_topology() {
   setup_mass();
   external_force(time_, fext_);
   model_.add_internal_force(u_, fint_, Sweep::All);
+  if (parts_) parts_->sum(fint_); // the shared nodes' forces whole, as every step's
   driver_kernels::accelerations(flat(a_), flat(mass_), flat(fext_), flat(fint_));
   new_topology_ = true;
 }
@@ -353,6 +354,9 @@ void CentralDifference::step() {
     overlap_ ? parts_->finish_sum(fint_) : parts_->sum(fint_);
   }
   corrector_pending_ = true;
+  // The corrector counts this topology's owned nodes, even where it runs after an insertion has
+  // renumbered the model's nodes (and, on many ranks, the owned ones).
+  pending_nodes_ = model_.num_nodes(), pending_owned_ = owned_nodes();
   time_ += dt_;
   ++steps_;
   reaction_work();
@@ -370,7 +374,7 @@ void CentralDifference::finish_step() {
   const bool loads = !loads_.empty();
   const RealView v = flat(v_), a = flat(a_), m = flat(mass_), fi = flat(fint_), fe = flat(fext_);
   const auto pred = predictor_increment_, corr = corrector_increment_;
-  const Index nn = model_.num_nodes(), owned = owned_nodes();
+  const Index nn = pending_nodes_, owned = pending_owned_;
   Kokkos::parallel_reduce(
       "fegpu::driver::corrector", range(0, static_cast<Index>(v.extent(0))),
       KOKKOS_LAMBDA(Index i, EnergyIncrement & s) {

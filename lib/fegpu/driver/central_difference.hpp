@@ -232,7 +232,8 @@ private:
   bool corrector_pending_ = false;
   double time_ = 0, dt_ = 0, dt_critical_ = 0;
   long steps_ = 0;
-  bool new_topology_ = false; ///< since the last output
+  bool new_topology_ = false;                   ///< since the last output
+  Index pending_nodes_ = 0, pending_owned_ = 0; ///< the pending corrector's nodes and owned ones
 
   // Histories: probes (field, point) and reactions (every dof of a set's nodes, grouped by set:
   // offsets into dofs; the force there at the last step; the work done, one per set). The force
