@@ -24,6 +24,17 @@ template <int NPE> KOKKOS_INLINE_FUNCTION constexpr ElementType solid_type() {
                     : ElementType::Tet10;
 }
 
+/// A facet's place in the whole mesh, the same whatever the ranks: its element of lower position
+/// (position(e), e's index in the whole mesh; e itself where `position` is empty, one rank) times
+/// the facets an element has, plus the facet's local index in that element.
+KOKKOS_INLINE_FUNCTION int64_t facet_place(const DeviceView<Index *[2]> &f2e, const DeviceView<int *[2]> &f2l,
+                                           const IndexView &position, Index f, int facets) {
+  const auto at = [&](Index e) { return position.extent(0) ? position(e) : e; };
+  const Index a = f2e(f, 0), b = f2e(f, 1);
+  const int s = b >= 0 && at(b) < at(a) ? 1 : 0;
+  return int64_t(at(s ? b : a)) * facets + f2l(f, s);
+}
+
 /// The centroid of local facet l of element e (its corners' mean: an edge's 2, a face's 3, the
 /// mesh's dimension), in the coordinates xyz: the region test, the crack tip.
 KOKKOS_INLINE_FUNCTION void facet_centroid(const ConnView &conn, const CoordView &xyz, ElementType type, int corners,

@@ -29,6 +29,7 @@ template <int NPE> struct CohesiveTractions {
 
   /// The face forces, stored for the scatter pass.
   KOKKOS_INLINE_FUNCTION void operator()(Index c) const {
+    if (!sides.own(c)) return; // another rank's (its scatter skips it too)
     double F[NPF][D];
     const CohesiveFacet<NPE> facet(conn, xyz, u, sides, c);
     compute(c, facet, F);
@@ -41,6 +42,7 @@ template <int NPE> struct CohesiveTractions {
   }
   /// The face forces, added to the nodes through `add(node, component, value)`.
   template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index c, const Add &add) const {
+    if (!sides.own(c)) return;
     double F[NPF][D];
     const CohesiveFacet<NPE> facet(conn, xyz, u, sides, c);
     compute(c, facet, F);
@@ -116,7 +118,7 @@ template <int NPE> struct CohesiveScatter {
     const Index e = list(i);
     for (int f = 0; f < D + 1; ++f) { // a triangle's 3 edges, a tetrahedron's 4 faces
       const Index c = facet2coh(e2f(e, f));
-      if (c < 0) continue;
+      if (c < 0 || !sides.own(c)) continue;
       const int side = sides.elem(c, 0) == e ? 0 : 1;
       for (int k = 0; k < NPF; ++k) {
         const Index n = conn(e, facet_node(solid_type<NPE>(), f, k));
@@ -144,11 +146,11 @@ void FractureModel::add_internal_force(const DofView &u, const DofView &f, Sweep
   const Index nc = cracked_->num_cohesive();
   if (nc == 0) return;
   StepPhase phase("fegpu::cohesive::cohesive_force", "cohesive_forces");
-  with_nodes(bulk_.mesh().type, [&](auto npe) { cohesive_forces<decltype(npe)::value>(u, f); });
+  with_nodes(mesh().type, [&](auto npe) { cohesive_forces<decltype(npe)::value>(u, f); });
 }
 
 template <int NPE> void FractureModel::cohesive_forces(const DofView &u, const DofView &f) {
-  const Mesh &m = bulk_.mesh();
+  const Mesh &m = mesh();
   const Index nc = cracked_->num_cohesive();
   const CohesiveTractions<NPE> tractions{m.elem2node,
                                          m.coords,

@@ -6,9 +6,11 @@
 #include "fegpu/core/error.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <queue>
 #include <unordered_map>
 
@@ -197,10 +199,12 @@ void notch_faces(const Mesh &mesh, const Topology &t, const std::vector<std::arr
   Kokkos::deep_copy(out, out_h);
 }
 
-/// Strength factors per facet, mean one, from a hash of the seed and the facet's place in the mesh:
-/// its lower element's index and the facet's local index there, which a mesh divided among ranks
-/// knows as well as a whole one (the facet ids of a topology follow the order it was built in).
-void strength_factors(const StrengthScatter &sc, const Topology &t, int facets_per_elem, const RealView &out) {
+/// Strength factors per facet, mean one, from a hash of the seed and the facet's place in the mesh
+/// (facet_place(): its lower element's position and the facet's local index there), which a mesh
+/// divided among ranks knows as well as a whole one (the facet ids of a topology follow the order
+/// it was built in).
+void strength_factors(const StrengthScatter &sc, const Topology &t, const IndexView &position, int facets_per_elem,
+                      const RealView &out) {
   const double gamma = sc.kind == StrengthScatter::Weibull ? std::tgamma(1 + 1 / sc.modulus) : 1.0;
   const int kind = sc.kind;
   const double spread = sc.spread, m = sc.modulus;
@@ -213,7 +217,7 @@ void strength_factors(const StrengthScatter &sc, const Topology &t, int facets_p
           out(f) = 1.0;
           return;
         }
-        const uint64_t place = uint64_t(f2e(f, 0)) * facets_per_elem + f2l(f, 0);
+        const uint64_t place = facet_place(f2e, f2l, position, f, facets_per_elem);
         const double u = hash_uniform(seed * 0x9E3779B97F4A7C15ull + place + 1);
         out(f) =
             kind == StrengthScatter::Uniform ? 1 + spread * (2 * u - 1) : Kokkos::pow(-Kokkos::log(u), 1 / m) / gamma;
@@ -259,6 +263,7 @@ EnergySums cohesive_sums(const ConnView &conn, const CoordView &xyz, const Devic
   Kokkos::parallel_reduce(
       "fegpu::cohesive::energy_sums", range(0, n),
       KOKKOS_LAMBDA(Index c, EnergySums & s) {
+        if (!sides.own(c)) return; // another rank's
         const double th = D == 2 ? mats(em(sides.elem(c, 0))).thickness : 1.0;
         const CohesiveFacet<NPE> facet(conn, xyz, NoDisplacement{}, sides, c);
         for (int q = 0; q < nq; ++q) {
@@ -302,29 +307,93 @@ struct Joined {
   }
 };
 
+/// Many ranks: this rank's part of the fragment count, as [own components, rows, then per row
+/// (own element's position, its root's position, the ghost's position, joined)] for each facet
+/// between one of its own elements and a ghost; joined where the facet joins them and this rank
+/// decides it. The own elements' components come from a union-find through the joined facets
+/// between them (`parent`: one entry per element of the layer).
+std::vector<long> fragment_part(const Topology &t, const Joined &joined, const IndexView &parent, Index own,
+                                const IndexView &position, const DeviceView<uint8_t *> &decides) {
+  const auto f2e = t.facet2elem;
+  const auto inside = KOKKOS_LAMBDA(Index f) {
+    return f2e(f, 1) >= 0 && f2e(f, 1) < own && f2e(f, 0) < own && joined(f);
+  };
+  count_components(f2e, inside, parent);
+  Index comps = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::cohesive::own_fragments", range(0, own), KOKKOS_LAMBDA(Index e, Index & n) { n += parent(e) == e; },
+      comps);
+  const auto cross = KOKKOS_LAMBDA(Index f) { return f2e(f, 1) >= 0 && (f2e(f, 0) < own) != (f2e(f, 1) < own); };
+  Index rows = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::cohesive::cross_facets", range(0, t.num_facets), KOKKOS_LAMBDA(Index f, Index & n) { n += cross(f); },
+      rows);
+  DeviceView<long *[4]> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::fragment_rows"), rows);
+  Kokkos::parallel_scan(
+      "fegpu::cohesive::fragment_rows", range(0, t.num_facets), KOKKOS_LAMBDA(Index f, Index & k, bool final) {
+        if (!cross(f)) return;
+        if (final) {
+          const int s = f2e(f, 0) < own ? 0 : 1;
+          const Index e = f2e(f, s), g = f2e(f, 1 - s);
+          Index r = e;
+          while (parent(r) != r)
+            r = parent(r);
+          out(k, 0) = position(e), out(k, 1) = position(r), out(k, 2) = position(g);
+          out(k, 3) = decides(f) && joined(f);
+        }
+        ++k;
+      });
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  std::vector<long> part = {long(comps), long(rows)};
+  part.insert(part.end(), h.data(), h.data() + 4 * std::size_t(rows));
+  return part;
+}
+
 int points_per_cohesive(ElementType t) {
   return with_nodes(t, [](auto npe) { return kFacetPoints<decltype(npe)::value>; });
 }
 
-EnergySums cohesive_sums(const CrackedMesh &cm, const elastic::ElasticModel &bulk,
+EnergySums cohesive_sums(const CrackedMesh &cm, const Mesh &m, const elastic::ElasticModel &bulk,
                          const DeviceView<CohesivePoint **> &pts) {
-  return with_nodes(bulk.mesh().type, [&](auto npe) {
-    return cohesive_sums<decltype(npe)::value>(bulk.mesh().elem2node, bulk.mesh().coords, pts, cm.num_cohesive(),
-                                               cm.sides(), bulk.materials(), bulk.element_material());
+  return with_nodes(m.type, [&](auto npe) {
+    return cohesive_sums<decltype(npe)::value>(m.elem2node, m.coords, pts, cm.num_cohesive(), cm.sides(),
+                                               bulk.materials(), bulk.element_material());
   });
 }
 
 } // namespace
 
-FractureModel::FractureModel(const HostMesh &mesh, elastic::Config elastic, FractureConfig fracture)
+std::pair<std::vector<long>, double> notch_places(const HostMesh &host, const FractureConfig &config) {
+  const Mesh m = upload(host);
+  const Topology t = build_topology(m);
+  DeviceView<uint8_t *> flags("fegpu::cohesive::notch_flags", t.num_facets);
+  double deviation = 0;
+  for (const auto &seg : config.notches)
+    deviation = std::max(deviation, notch_facets(m, t, seg, flags));
+  for (const auto &polygon : config.notch_polygons)
+    notch_faces(m, t, polygon, flags);
+  const auto flags_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flags);
+  const auto f2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.facet2elem);
+  const auto f2l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.facet2local);
+  const int nf = element_info(m.type).facets;
+  std::vector<long> places;
+  for (Index f = 0; f < t.num_facets; ++f) // side 0 is the lower element: its place
+    if (flags_h(f)) places.push_back(long(f2e(f, 0)) * nf + f2l(f, 0));
+  std::sort(places.begin(), places.end());
+  return {places, deviation};
+}
+
+FractureModel::FractureModel(const HostMesh &mesh, elastic::Config elastic, FractureConfig fracture,
+                             parallel::Decomposition *parts)
     : bulk_(mesh, std::move(elastic)), config_(std::move(fracture)) {
   config_.law.finalize();
-  const Mesh &m = bulk_.mesh();
+  if (parts) divide(mesh, parts);
+  const Mesh &m = this->mesh();
   {
     Kokkos::Profiling::ScopedRegion r("fegpu::cohesive::topology");
     topology_ = build_topology(m);
   }
-  cracked_ = std::make_unique<CrackedMesh>(m, topology_, bulk_.coloring());
+  cracked_ = std::make_unique<CrackedMesh>(m, topology_, division_ ? division_->coloring : bulk_.coloring());
   origin_ = iota(m.num_nodes());
   const int nq = points_per_cohesive(m.type);
   points_ = DeviceView<CohesivePoint **>("fegpu::cohesive::points", 0, nq);
@@ -340,7 +409,9 @@ FractureModel::FractureModel(const HostMesh &mesh, elastic::Config elastic, Frac
   crackable_ = DeviceView<uint8_t *>("fegpu::cohesive::crackable", topology_.num_facets);
   crackable(m, topology_, elem_ok, config_.region, crackable_);
   strength_ = RealView("fegpu::cohesive::strength", topology_.num_facets);
-  strength_factors(config_.strength, topology_, element_info(m.type).facets, strength_);
+  strength_factors(config_.strength, topology_, division_ ? division_->position : IndexView(),
+                   element_info(m.type).facets, strength_);
+  if (division_) decide_facets();
 
   fragment_parent_ =
       IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::fragment_parent"), m.num_elems());
@@ -348,16 +419,33 @@ FractureModel::FractureModel(const HostMesh &mesh, elastic::Config elastic, Frac
   // Notches: cracked from the start, traction-free in tension.
   if (!config_.notches.empty() || !config_.notch_polygons.empty()) {
     Kokkos::deep_copy(flags_, 0);
-    for (const auto &seg : config_.notches)
-      notch_deviation_ = std::max(notch_deviation_, notch_facets(m, topology_, seg, flags_));
-    for (const auto &polygon : config_.notch_polygons)
-      notch_faces(m, topology_, polygon, flags_);
+    if (division_) { // traced in the whole mesh by the module, found here by place
+      notch_deviation_ = config_.notch_deviation;
+      std::vector<Index> mine;
+      for (const auto &[place, f] : division_->place_facet)
+        if (std::binary_search(config_.notch_places.begin(), config_.notch_places.end(), place)) mine.push_back(f);
+      if (!mine.empty()) {
+        const IndexView list = to_device("fegpu::cohesive::notch_facets", mine);
+        const auto flags = flags_;
+        Kokkos::parallel_for(
+            "fegpu::cohesive::notch_flags", range(0, static_cast<Index>(mine.size())),
+            KOKKOS_LAMBDA(Index i) { flags(list(i)) = 1; });
+      }
+    } else {
+      for (const auto &seg : config_.notches)
+        notch_deviation_ = std::max(notch_deviation_, notch_facets(m, topology_, seg, flags_));
+      for (const auto &polygon : config_.notch_polygons)
+        notch_faces(m, topology_, polygon, flags_);
+    }
     notch_ = DeviceView<uint8_t *>("fegpu::cohesive::notch", topology_.num_facets);
     Kokkos::deep_copy(notch_, flags_); // (fracture() clears the flags)
-    if (cracked_->fracture(flags_, config_.counter) == 0) throw InputError(kNoNotchPath);
+    if (over_ranks(double(cracked_->fracture(flags_, config_.counter))) == 0) throw InputError(kNoNotchPath);
     after_insertion(0, m.num_nodes());
     fail_points(points_, cracked_->num_cohesive(), laws());
+  } else if (division_) {
+    follow_topology(m.coords); // the bulk model on the whole layer's nodes, and the exchange's plan
   }
+  if (division_) intact_facets_ = static_cast<Index>(over_ranks(double(intact_here_)));
   peak_bytes_ = memory_bytes();
 }
 
@@ -389,8 +477,8 @@ std::string FractureModel::summary(const DofView &u, const Energies &d) const {
                 "arrays %.1f MB\n"
                 "energy split: strain %.6e, cohesive %.6e (dissipated %.6e, recoverable %.6e); kinetic + strain + "
                 "cohesive - external against the start: balance error %.3e\n",
-                cracked_->num_cohesive(), bulk_.dim() == 2 ? "length" : "area", crack_length(), count_fragments(),
-                num_nodes(), peak_bytes_ / 1e6, e.strain, e.cohesive_work, e.dissipated(), e.cohesive_recoverable,
+                int(cohesive_count()), bulk_.dim() == 2 ? "length" : "area", e.crack_length, count_fragments(),
+                int(node_count()), peak_bytes_ / 1e6, e.strain, e.cohesive_work, e.dissipated(), e.cohesive_recoverable,
                 scale > 0 ? std::abs(total - d.initial_kinetic) / scale : 0.0);
   return text;
 }
@@ -398,17 +486,23 @@ std::string FractureModel::summary(const DofView &u, const Energies &d) const {
 LawField FractureModel::laws() const { return {config_.law, strength_, cracked_->coh2facet}; }
 
 FractureEnergies FractureModel::energies(const DofView &u) const {
-  FractureEnergies e;
   const DofView fields = bulk_.element_fields(u);
-  e.strain = sum(Kokkos::subview(fields, Kokkos::ALL, fields.extent(1) - 1)); // the strain energy, the last
-  const auto s = cohesive_sums(*cracked_, bulk_, points_);
-  e.cohesive_work = s.work;
-  e.cohesive_recoverable = s.recoverable;
-  e.crack_length = s.length;
+  const auto s = cohesive_sums(*cracked_, mesh(), bulk_, points_);
+  // (many ranks: each rank's own elements and cohesive elements, summed in rank order)
+  std::vector<double> v = {sum(Kokkos::subview(fields, Kokkos::ALL, fields.extent(1) - 1)), // the strain energy, last
+                           s.work, s.recoverable, s.length};
+  if (division_) division_->parts->comm().sum(v);
+  FractureEnergies e;
+  e.strain = v[0];
+  e.cohesive_work = v[1];
+  e.cohesive_recoverable = v[2];
+  e.crack_length = v[3];
   return e;
 }
 
-double FractureModel::crack_length() const { return cohesive_sums(*cracked_, bulk_, points_).length; }
+double FractureModel::crack_length() const {
+  return over_ranks(cohesive_sums(*cracked_, mesh(), bulk_, points_).length);
+}
 
 Index FractureModel::count_fragments() const {
   // A point's history only grows, so a failed cohesive element stays failed and the facets that
@@ -416,16 +510,55 @@ Index FractureModel::count_fragments() const {
   // same set, and the fragments are the same. Counting it is one reduction over the cohesive
   // elements; the union-find over every facet runs only when it has grown.
   const Joined joined{cracked_->facet2coh, points_, laws()};
+  const CohesiveSides sides = cracked_->sides();
   Index failed = 0;
   Kokkos::parallel_reduce(
       "fegpu::cohesive::count_failed", range(0, cracked_->num_cohesive()),
-      KOKKOS_LAMBDA(Index c, Index & n) { n += joined.failed(c); }, failed);
+      KOKKOS_LAMBDA(Index c, Index & n) { n += sides.own(c) && joined.failed(c); }, failed);
+  failed = static_cast<Index>(over_ranks(double(failed)));
   if (failed != fragments_.failed) {
     // On the device: the host's union-find over every facet cost a millisecond a history row.
-    fragments_.count = count_components(topology_.facet2elem, joined, fragment_parent_);
+    fragments_.count =
+        division_ ? count_fragments_over_ranks() : count_components(topology_.facet2elem, joined, fragment_parent_);
     fragments_.failed = failed;
   }
   return fragments_.count;
+}
+
+Index FractureModel::count_fragments_over_ranks() const {
+  const Division &d = *division_;
+  const Joined joined{cracked_->facet2coh, points_, laws()};
+  const std::vector<long> all =
+      d.parts->comm().gather(fragment_part(topology_, joined, fragment_parent_, d.own, d.position, d.decides));
+  std::vector<double> count = {0};
+  if (d.parts->comm().root()) {
+    // Each rank's own components, joined across the ranks by the facets their deciders join.
+    std::map<long, long> root_of, parent; // element -> its rank's root; root -> parent
+    std::vector<std::array<long, 2>> joins;
+    long total = 0;
+    for (std::size_t at = 0; at < all.size();) {
+      total += all[at];
+      const long rows = all[at + 1];
+      at += 2;
+      for (long r = 0; r < rows; ++r, at += 4) {
+        root_of[all[at]] = all[at + 1];
+        parent[all[at + 1]] = all[at + 1];
+        if (all[at + 3]) joins.push_back({all[at + 1], all[at + 2]});
+      }
+    }
+    const auto find = [&](long x) {
+      while (parent[x] != x)
+        x = parent[x] = parent[parent[x]];
+      return x;
+    };
+    for (const auto &[a, ghost] : joins) {
+      const long ra = find(a), rb = find(root_of.at(ghost));
+      if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb), --total;
+    }
+    count[0] = double(total);
+  }
+  d.parts->comm().broadcast(count, 0);
+  return static_cast<Index>(count[0]);
 }
 
 std::size_t FractureModel::memory_bytes() const {

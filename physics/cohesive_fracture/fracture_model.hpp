@@ -14,6 +14,7 @@
 /// it in model_update.cpp, output in output.cpp, the `fracture` section in input.cpp.
 #include "elastic_model.hpp"
 #include "fegpu/mesh/topology.hpp"
+#include "fegpu/parallel/halo.hpp"
 #include "insertion.hpp"
 #include "ppr.hpp"
 
@@ -48,6 +49,10 @@ struct FractureConfig {
                                   1e300,  -1e300, 1e300}; ///< facet centroids in x0 x1 y0 y1 z0 z1
   std::vector<std::array<double, 4>> notches; ///< segments (x0, y0, x1, y1): cracked and traction-free at start
   std::vector<std::vector<std::array<double, 3>>> notch_polygons; ///< 3D: planar polygons, likewise
+  /// Many ranks: the facets the notches crack, by place in the whole mesh (notch_places(), made
+  /// by the module from the whole mesh: a rank's part cannot trace a notch), and their distance.
+  std::vector<long> notch_places;
+  double notch_deviation = 0;
   bool renumber_nodes = false; ///< renumber nodes by element after each insertion (see README)
   /// The stress check skips facets whose nodes' stresses bound them below strength (stress_check.cpp;
   /// the same facets crack either way). Off only to measure or test the check on every facet.
@@ -74,13 +79,19 @@ struct FractureEnergies {
 
 class FractureModel : public ExplicitModel {
 public:
-  FractureModel(const HostMesh &mesh, elastic::Config elastic, FractureConfig fracture);
+  /// On many ranks (`parts`, made with its ghost layers), `mesh` is this rank's part: the model
+  /// cracks its elements and their ghost layer, and computes its own elements and the cohesive
+  /// elements of the facets it decides (ranks.cpp; docs/parallel.md).
+  FractureModel(const HostMesh &mesh, elastic::Config elastic, FractureConfig fracture,
+                parallel::Decomposition *parts = nullptr);
 
   std::string description() const override;
   Index num_nodes() const override { return cracked_->num_nodes(); }
+  /// Many ranks: the nodes of other ranks' elements that none of this rank's uses (idle: no force,
+  /// no mass of its own) weigh one, so that the driver's division by the mass stays finite.
   Index num_elements() const override { return bulk_.num_elements(); }
   int num_components() const override { return bulk_.dim(); }
-  DofView lumped_mass() const override { return bulk_.lumped_mass(); }
+  DofView lumped_mass() const override { return division_ ? division_->mass : bulk_.lumped_mass(); }
   double critical_time_step() const override { return bulk_.critical_time_step(); }
   std::vector<Constraint> constraints() const override { return bulk_.constraints(); }
   std::vector<LoadPattern> loads() const override { return bulk_.loads(); }
@@ -124,8 +135,14 @@ public:
   /// that still carry traction.
   Index count_fragments() const;
   double crack_length() const;
+  /// The whole mesh's cohesive elements and nodes (many ranks: each counted on one rank).
+  long cohesive_count() const;
+  long node_count() const;
 
   const CrackedMesh &cracked() const { return *cracked_; }
+  /// The cracked topology's mesh: the bulk model's, or on many ranks this rank's elements and its
+  /// ghost layer (connectivity and coordinates those of the cracked mesh).
+  const Mesh &mesh() const { return division_ ? division_->mesh : bulk_.mesh(); }
   const elastic::ElasticModel &bulk() const { return bulk_; }
   elastic::ElasticModel &bulk() { return bulk_; }
   const FractureConfig &config() const { return config_; }
@@ -134,6 +151,46 @@ public:
   std::size_t peak_memory_bytes() const { return peak_bytes_; }
 
 private:
+  /// Many ranks (ranks.cpp): this rank's division, and what deciding facets and following
+  /// insertions across the ranks take.
+  struct Division {
+    parallel::Decomposition *parts = nullptr;
+    Mesh mesh;                         // own elements, then the ghost layer's
+    Coloring coloring;                 // of mesh
+    Index own = 0;                     // the own elements: [0, own)
+    IndexView position;                // (element): its position in the whole mesh
+    DeviceView<int *> owner;           // (element): its rank
+    DeviceView<uint8_t *> decides;     // (facet): this rank decides it, and computes its cohesive element
+    std::vector<Index> holder_offsets; // (element + 1): rows of holders
+    std::vector<int> holders;          // the ranks holding each element, own or ghost
+    std::vector<int> peers;            // the ranks holding an element this one holds
+    std::vector<long> facet_place;     // (facet): its place in the whole mesh (-1: on the layer's boundary)
+    std::vector<std::pair<long, Index>> place_facet; // (place, facet) of the interior facets, by place
+    std::vector<Index> facet_elems;                  // (facet * 2 + side): facet2elem on the host
+    GlobalId top = 0;                                // the whole mesh's largest node id
+    GlobalIdView input_ids;                          // (input node of the layer): its global id
+    GlobalIdView ids;                                // (node): global ids
+    Index held = 0;                                  // nodes [0, held) are held here, the rest idle
+    DofView mass;                                    // the bulk's lumped mass, idle nodes weighing one
+  };
+  void divide(const HostMesh &mesh, parallel::Decomposition *parts);
+  /// Which facets this rank decides (their element of lower position is its own): only those are
+  /// crackable here, and only their cohesive elements computed.
+  void decide_facets();
+  /// The ranks holding each node: the owners of its elements and of its cohesive elements.
+  Crs holders() const;
+  /// A numbering with this rank's own nodes first, then the others it holds, then the idle ones
+  /// (new_id(i): node i's new index).
+  IndexView rank_order();
+  /// After a topology change (numbered by rank_order()): the nodes' global ids, the exchange's
+  /// plan, the bulk model on the own elements, the idle nodes' mass.
+  void follow_ranks(const CoordView &coords);
+  /// Sends the flags of the facets this rank decided to the other ranks holding them and raises
+  /// those they decided; returns the number flagged here now. Collective.
+  Index exchange_flags(Index flagged);
+  /// Each rank's value summed over the ranks in rank order (itself on one rank).
+  double over_ranks(double v) const;
+  Index count_fragments_over_ranks() const;
   void after_insertion(Index old_cohesive, Index old_nodes);
   /// The bulk model, on the cracked topology with these coordinates, and the colour-by-colour
   /// scatter's lists follow the topology (after an insertion or a restore).
@@ -170,6 +227,7 @@ private:
   RealView inverse_area_;    // (node): 1 / the areas summed there; empty after a topology change
   RealView node_strength_;   // (node): the smallest strength of the intact facets there (stress_check.cpp)
   Index intact_facets_ = -1; // intact crackable facets (-1: not counted yet); none left ends the checks
+  Index intact_here_ = -1;   // those this rank decides (many ranks; intact_facets_ sums them)
   // (node, component): the area- or volume-weighted stresses summed there. A component's nodes side
   // by side, as a DofView's: one H200 summed a 1M TET10 box's or a 3.84M T6 annulus's by atomics
   // 10-20% slower with a node's components side by side (LayoutRight).
@@ -210,7 +268,12 @@ private:
   DeviceView<uint8_t *> notch_;                ///< (facet): cracked as a notch at the start (not the tip's)
   double notch_deviation_ = 0;                 ///< largest distance of a notch's facets from its segment
   DeviceView<double[3]> tip_point_{"fegpu::cohesive::crack_tip_point"}; ///< the tip's facet centroid, each row
+  std::unique_ptr<Division> division_;                                  ///< many ranks
 };
+
+/// The facets `config`'s notches crack in `mesh`, by place (facet_place()), and their largest
+/// distance from the notches' segments; InputError where no chain of facets follows a notch.
+std::pair<std::vector<long>, double> notch_places(const HostMesh &mesh, const FractureConfig &config);
 
 /// Reads the `fracture` section; checks block names against the mesh.
 FractureConfig parse_fracture(const InputNode &section, const HostMesh &mesh);

@@ -55,7 +55,10 @@ struct CohesiveSides {
   DeviceView<Index *[2]> facet2elem;
   DeviceView<int *[2]> facet2local;
   DeviceView<uint8_t *> facet2turn; // (facet); empty in 2D
+  DeviceView<uint8_t *> decides;    // (facet); empty on one rank (CrackedMesh::decides)
   KOKKOS_INLINE_FUNCTION Index elem(Index c, int side) const { return facet2elem(coh2facet(c), side); }
+  /// Whether this rank computes cohesive element c: always on one rank.
+  KOKKOS_INLINE_FUNCTION bool own(Index c) const { return decides.extent(0) == 0 || decides(coh2facet(c)); }
   KOKKOS_INLINE_FUNCTION int local(Index c, int side) const { return facet2local(coh2facet(c), side); }
   KOKKOS_INLINE_FUNCTION int turn(Index c) const { return facet2turn(coh2facet(c)); }
 };
@@ -99,7 +102,7 @@ public:
   /// counts) into a checkpoint, and back on a CrackedMesh of the same input mesh.
   void save(CheckpointWriter &w) const;
   void restore(const CheckpointReader &r);
-  CohesiveSides sides() const { return {coh2facet, topology.facet2elem, topology.facet2local, facet2turn}; }
+  CohesiveSides sides() const { return {coh2facet, topology.facet2elem, topology.facet2local, facet2turn, decides}; }
 
   /// Deterministic insertions of at most this many facets take one thread in colour order instead
   /// of three launches a colour (the same numbering; tests set 0 to compare the two).
@@ -111,6 +114,9 @@ public:
   IndexView coh2facet;              // (cohesive capacity): facet id
   DeviceView<ElementLinks *> links; // (element): adjacency and crack state, for the walks
   DeviceView<uint8_t *> facet2turn; // (facet): a face's turn between its sides (tetrahedra)
+  /// (facet): on many ranks, whether this rank decides the facet and computes its cohesive
+  /// element (the rank of its element of lower position in the whole mesh); empty on one rank.
+  DeviceView<uint8_t *> decides;
   Topology topology;
   Coloring coloring;
 

@@ -132,7 +132,14 @@ Index FractureModel::insert_facets(const DeviceView<uint8_t *> &flags, Index cou
 bool FractureModel::update_topology(const DofView &u, double /*time*/, long step) {
   next_step_ = step + 1;
   if (step % config_.check_every != 0) return false;
-  forces_again_ = check_and_insert(u, stress_step_ == step) > 0;
+  const Index before = cracked_->num_cohesive();
+  forces_again_ = check_and_insert(u, stress_step_ == step) > 0; // (many ranks: any rank's)
+  if (forces_again_ && division_) { // every rank alike: the next check sums the areas again
+    intact_facets_ = static_cast<Index>(over_ranks(double(intact_here_)));
+    inverse_area_ = RealView();
+  }
+  // A rank that inserted nothing while others did carries its fields over unchanged.
+  if (forces_again_ && cracked_->num_cohesive() == before) carry_ = iota(num_nodes());
   return forces_again_;
 }
 
@@ -147,7 +154,9 @@ void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
   // when the old one is freed) while the capacity, which grows geometrically, holds. A large spare
   // is freed again: there the kernels outweigh an allocation, and memory counts more.
   const Index cap = std::max<Index>(cracked_->coh2facet.extent(0), points_.extent(0));
-  if (static_cast<Index>(points_spare_.extent(0)) != cap)
+  // (The spare's points a row too: an empty spare, never allocated, has none, and a rank of many
+  // ranks may follow an insertion with no cohesive element of its own yet.)
+  if (static_cast<Index>(points_spare_.extent(0)) != cap || points_spare_.extent(1) != points_.extent(1))
     points_spare_ = DeviceView<CohesivePoint **>(Kokkos::view_alloc(Kokkos::WithoutInitializing, points_.label()), cap,
                                                  points_.extent(1));
   ordered_points(points_, cracked_->order_cohesive(), old_cohesive, points_spare_);
@@ -162,8 +171,8 @@ void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
   IndexView src = cracked_->sources(old_nodes);
   IndexView origin = origin_store_[next].view(n);
   gather(origin_, src, origin);
-  if (config_.renumber_nodes) {
-    const IndexView new_id = locality_order(cracked_->elem2node, n);
+  if (division_ || config_.renumber_nodes) { // many ranks: this rank's own nodes first, idle ones last
+    const IndexView new_id = division_ ? rank_order() : locality_order(cracked_->elem2node, n);
     cracked_->renumber_nodes(new_id);
     src = permute(src, new_id);
     origin = permute(origin, new_id);
@@ -172,7 +181,7 @@ void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
   origin_ = origin;
   // The bulk model continues on the split nodes, a new node at its source's place.
   const CoordView coords = coords_store_[next].view<CoordView>(n);
-  carry(bulk_.mesh().coords, coords, carry_);
+  carry(mesh().coords, coords, carry_);
   store_ = next;
   follow_topology(coords);
 }
@@ -189,9 +198,13 @@ Index count_intact(const DeviceView<uint8_t *> &crackable, const IndexView &face
 } // namespace
 
 void FractureModel::follow_topology(const CoordView &coords) {
-  bulk_.set_topology(cracked_->elem2node, coords, origin_);
+  if (division_)
+    follow_ranks(coords);
+  else
+    bulk_.set_topology(cracked_->elem2node, coords, origin_);
   inverse_area_ = RealView(); // the stress check sums the areas again on the new nodes
-  intact_facets_ = count_intact(crackable_, cracked_->facet2coh, topology_.num_facets);
+  intact_here_ = count_intact(crackable_, cracked_->facet2coh, topology_.num_facets);
+  if (!division_) intact_facets_ = intact_here_; // (many ranks: summed where every rank passes)
   peak_bytes_ = std::max(peak_bytes_, memory_bytes());
   if (atomic_scatter()) return;
   const Index cap = static_cast<Index>(points_.extent(0));
@@ -201,8 +214,9 @@ void FractureModel::follow_topology(const CoordView &coords) {
   // Colour by colour, the cohesive forces go through face_force_ and a scatter pass over the
   // compacted list of bulk elements touching a cohesive element, as a colouring of its own.
   Coloring &ac = adjacent_.coloring;
-  adjacent_elements(bulk_.coloring(), topology_.elem2facet, cracked_->facet2coh, adjacent_.elems, ac.offsets_h);
-  ac.num_colors = bulk_.coloring().num_colors;
+  const Coloring &col = division_ ? division_->coloring : bulk_.coloring();
+  adjacent_elements(col, topology_.elem2facet, cracked_->facet2coh, adjacent_.elems, ac.offsets_h);
+  ac.num_colors = col.num_colors;
   adjacent_.count = static_cast<Index>(adjacent_.elems.extent(0));
   ac.color2elem.indices = iota(adjacent_.count);
   peak_bytes_ = std::max(peak_bytes_, memory_bytes());
@@ -217,7 +231,7 @@ void FractureModel::save(CheckpointWriter &w) const {
   cracked_->save(w);
   const Index n = cracked_->num_nodes(), nc = cracked_->num_cohesive();
   w.put_view("fracture.origin", Kokkos::subview(origin_, std::make_pair(Index(0), n)));
-  w.put_view("fracture.coords", bulk_.mesh().coords);
+  w.put_view("fracture.coords", mesh().coords);
   w.put_view("fracture.points", Kokkos::subview(points_, std::make_pair(Index(0), nc), Kokkos::ALL));
   w.set("fracture.initial_strain", initial_strain_);
   // The step whose forces bring the next check's stresses: a restart checks as the run did.

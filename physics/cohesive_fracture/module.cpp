@@ -1,11 +1,13 @@
 /// \file module.cpp
 /// `physics: cohesive_fracture`: the elastodynamics sections and `fracture` read, the model
 /// built and run by central differences through the explicit driver.
+#include "fegpu/core/error.hpp"
 #include "fegpu/driver/explicit_driver.hpp"
 #include "fegpu/mesh/mesh_input.hpp"
 #include "fracture_model.hpp"
 
 #include <memory>
+#include <tuple>
 
 namespace fegpu::cohesive {
 
@@ -38,8 +40,26 @@ private:
   }
 
   std::unique_ptr<ExplicitIntegrator> build() override {
-    model_ = std::make_unique<FractureModel>(mesh_, elastic_, fracture_);
-    return std::make_unique<CentralDifference>(*model_);
+    if (parallel::world().size() > 1) {
+      // What is not built yet on many ranks (docs/parallel.md), refused before anything runs.
+      const auto refuse = [](const std::string &what) {
+        InputError e("physics: cohesive_fracture on many ranks: " + what +
+                     " not yet (docs/parallel.md); run on one rank for it");
+        e.every_rank = true;
+        throw e;
+      };
+      if (output_.fields) refuse("field output (output: {fields: false} keeps the histories)");
+      if (output_.checkpoint.enabled) refuse("checkpoints");
+      if (output_.histories.spec.crack_tip) refuse("the crack tip's history");
+      if (!opts_.restart.empty()) refuse("--restart");
+      if (!fracture_.notches.empty() || !fracture_.notch_polygons.empty())
+        std::tie(fracture_.notch_places, fracture_.notch_deviation) = notch_places(mesh_, fracture_);
+      const HostMesh &part = distribute(mesh_, true); // (before decomposition_ is read)
+      model_ = std::make_unique<FractureModel>(part, elastic_, fracture_, decomposition_.get());
+    } else {
+      model_ = std::make_unique<FractureModel>(mesh_, elastic_, fracture_);
+    }
+    return std::make_unique<CentralDifference>(*model_, decomposition());
   }
 
   HostMesh mesh_;
@@ -54,7 +74,7 @@ private:
 FEGPU_REGISTER_MODULE(
     cohesive_fracture, "cohesive_fracture",
     "dynamic fracture of 2D T3/T6 and 3D TET4/TET10 meshes with adaptively inserted extrinsic PPR cohesive elements",
-    Ranks::One, [](const InputNode &root, const RunOptions &opts) -> std::unique_ptr<Simulation> {
+    Ranks::Many, [](const InputNode &root, const RunOptions &opts) -> std::unique_ptr<Simulation> {
       return std::make_unique<FractureSimulation>(root, opts);
     });
 

@@ -108,14 +108,8 @@ void FractureModel::fill_output(const DofView &u, const DofView &v, const DofVie
 
 std::vector<double> FractureModel::globals(const DofView &u) {
   const FractureEnergies e = energies(u);
-  return {e.strain,
-          e.cohesive_work,
-          e.dissipated(),
-          e.cohesive_recoverable,
-          e.crack_length,
-          double(count_fragments()),
-          double(cracked_->num_cohesive()),
-          double(cracked_->num_nodes())};
+  return {e.strain,       e.cohesive_work,           e.dissipated(),           e.cohesive_recoverable,
+          e.crack_length, double(count_fragments()), double(cohesive_count()), double(node_count())};
 }
 
 namespace {

@@ -163,19 +163,20 @@ void FractureModel::nodal_stresses(const DofView &u, const DofView &f) {
 Index FractureModel::check_and_insert(const DofView &u) { return check_and_insert(u, false); }
 
 Index FractureModel::check_and_insert(const DofView &u, bool stresses_ready) {
-  return with_nodes(bulk_.mesh().type,
-                    [&](auto npe) { return check_and_insert<decltype(npe)::value>(u, stresses_ready); });
+  return with_nodes(mesh().type, [&](auto npe) { return check_and_insert<decltype(npe)::value>(u, stresses_ready); });
 }
 
 template <int NPE> Index FractureModel::check_and_insert(const DofView &u, bool stresses_ready) {
   if (intact_facets_ == 0) return 0; // every crackable facet has cracked: no stresses to compute
   StepPhase phase("fegpu::cohesive::stress_check", "stress_check");
-  const Mesh &m = bulk_.mesh();
+  const Mesh &m = mesh();
   const Index n = m.num_nodes();
+  const parallel::Decomposition *parts = division_ ? division_->parts : nullptr;
   if (static_cast<Index>(inverse_area_.extent(0)) != n) { // after a topology change
     const DofView area = inverse_area_store_.view<DofView>(n, 1);
     Kokkos::deep_copy(ExecSpace(), area, 0.0);
     bulk_.nodal_measure(area);
+    if (parts) parts->sum(area); // every holder's elements (idle nodes: none; never read)
     inverse_area_ = inverse_area_store_.view(n);
     invert(area, inverse_area_);
     node_strength_ = node_strength_store_.view(n);
@@ -183,11 +184,18 @@ template <int NPE> Index FractureModel::check_and_insert(const DofView &u, bool 
                         node_strength_);
   }
   if (!stresses_ready) nodal_stresses(u, DofView()); // a pass of their own
+  if (parts) parts->sum(nodal_stress_);
   const DeviceView<uint8_t *> candidate = candidate_store_.view(n);
-  if (candidates<NPE>(nodal_stress_, inverse_area_, node_strength_, candidate) == 0) return 0;
-  const Index flagged = stress_check<NPE>(m.elem2node, m.coords, topology_, cracked_->facet2coh, crackable_, strength_,
-                                          nodal_stress_, inverse_area_, candidate, config_.law, flags_);
-  return flagged == 0 ? 0 : insert_facets(flags_, flagged);
+  Index flagged = 0;
+  if (candidates<NPE>(nodal_stress_, inverse_area_, node_strength_, candidate) > 0)
+    flagged = stress_check<NPE>(m.elem2node, m.coords, topology_, cracked_->facet2coh, crackable_, strength_,
+                                nodal_stress_, inverse_area_, candidate, config_.law, flags_);
+  if (!parts) return flagged == 0 ? 0 : insert_facets(flags_, flagged);
+  // Many ranks: the decisions go to every rank holding the facet; each inserts what it holds, and
+  // every rank follows when any has inserted.
+  const Index here = exchange_flags(flagged);
+  const Index inserted = here == 0 ? 0 : insert_facets(flags_, here);
+  return static_cast<Index>(over_ranks(double(inserted)));
 }
 
 } // namespace fegpu::cohesive

@@ -226,6 +226,14 @@ void node_dofs(const IndexView &nodes, int comp, Index num_nodes, const IndexVie
       KOKKOS_LAMBDA(Index i) { dofs(i) = comp * num_nodes + nodes(i); });
 }
 
+namespace {
+/// Whether input node o is a member; a rank's ghost-only nodes, numbered after its own input
+/// nodes, are in none of its sets.
+KOKKOS_INLINE_FUNCTION bool in_set(const DeviceView<uint8_t *> &member, Index o) {
+  return o < static_cast<Index>(member.extent(0)) && member(o);
+}
+} // namespace
+
 Index mark_node_set(const IndexView &original, const IndexView &origin, const DeviceView<uint8_t *> &member) {
   Kokkos::deep_copy(ExecSpace(), member, 0);
   Kokkos::parallel_for(
@@ -234,7 +242,7 @@ Index mark_node_set(const IndexView &original, const IndexView &origin, const De
   Index count = 0;
   Kokkos::parallel_reduce(
       "fegpu::elastic::count_node_set", range(0, static_cast<Index>(origin.extent(0))),
-      KOKKOS_LAMBDA(Index i, Index & c) { c += member(origin(i)); }, count);
+      KOKKOS_LAMBDA(Index i, Index & c) { c += in_set(member, origin(i)); }, count);
   return count;
 }
 
@@ -242,7 +250,7 @@ void fill_node_set(const DeviceView<uint8_t *> &member, const IndexView &origin,
   Kokkos::parallel_scan(
       "fegpu::elastic::fill_node_set", range(0, static_cast<Index>(origin.extent(0))),
       KOKKOS_LAMBDA(Index i, Index & k, bool final) {
-        if (!member(origin(i))) return;
+        if (!in_set(member, origin(i))) return;
         if (final) out(k) = i;
         ++k;
       });

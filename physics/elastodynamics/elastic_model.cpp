@@ -94,7 +94,8 @@ void ElasticModel::compute_mass() {
   kernels::lumped_mass(mesh_, materials_, elem_material_, config_.scatter, coloring_, mass_);
 }
 
-void ElasticModel::set_topology(const ConnView &elem2node, const CoordView &coords, const IndexView &origin) {
+void ElasticModel::set_topology(const ConnView &elem2node, const CoordView &coords, const IndexView &origin,
+                                const GlobalIdView &ids) {
   FEGPU_CHECK(elem2node.extent(0) == mesh_.elem2node.extent(0) && coords.extent(0) == origin.extent(0),
               "set_topology: one connectivity row per element and one origin per node");
   mesh_.elem2node = elem2node;
@@ -103,8 +104,11 @@ void ElasticModel::set_topology(const ConnView &elem2node, const CoordView &coor
   // Storage kept from one insertion to the next: an insertion allocates nothing here.
   const Index n = static_cast<Index>(origin.extent(0));
   mesh_.node_gid = gid_store_.view(n);
-  split_node_ids(original_gid_, top_gid_, elem2node, IndexView(), origin, lowest_place_.view(n + original_nodes()),
-                 mesh_.node_gid);
+  if (ids.extent(0))
+    Kokkos::deep_copy(ExecSpace(), mesh_.node_gid, ids);
+  else
+    split_node_ids(original_gid_, top_gid_, elem2node, IndexView(), origin, lowest_place_.view(n + original_nodes()),
+                   mesh_.node_gid);
   const DeviceView<uint8_t *> member = set_member_.view(original_nodes());
   for (std::size_t k = 0; k < mesh_.node_sets.size(); ++k) {
     mesh_.node_sets[k].nodes = node_set_store_[k].view(kernels::mark_node_set(original_node_sets_[k], origin, member));

@@ -90,10 +90,12 @@ public:
 
   /// Continues on a mesh whose nodes were split (cohesive fracture): new connectivity and
   /// coordinates (one row per node), and origin(n), the node of the original mesh that n came
-  /// from. Node sets grow to hold every node split from a member, node global ids become 1..n
-  /// (the nodes may also have been renumbered), and the lumped mass is recomputed. The colouring stays valid: splitting
-  /// nodes only removes sharing.
-  void set_topology(const ConnView &elem2node, const CoordView &coords, const IndexView &origin);
+  /// from. Node sets grow to hold every node split from a member, the nodes' global ids follow
+  /// (split_node_ids; `ids` where the caller has them: a rank's part, whose stars go beyond its
+  /// elements), and the lumped mass is recomputed. The colouring stays valid: splitting nodes only
+  /// removes sharing.
+  void set_topology(const ConnView &elem2node, const CoordView &coords, const IndexView &origin,
+                    const GlobalIdView &ids = {});
 
   /// Element fields at displacement u, (element, field): the mean stress (2D: xx, yy, xy, zz; 3D:
   /// xx, yy, zz, xy, yz, xz), von Mises, strain energy (the output's element variables, in order). In the model's

@@ -412,6 +412,7 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
                                                                 : "; --restart " + last_checkpoint + " continues it"),
                   sig);
   }
+  const std::string summary = in.summary(); // every rank: a module's summary may sum over them
   if (opts.quiet) return sum;
   if (output.fields)
     std::printf("done: %ld steps to t = %.6e; output %s (%d frames in the file)\n", sum.steps, sum.time,
@@ -425,7 +426,7 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
   for (const auto &t : sum.energies.terms)
     std::printf(" %s %.6e,", t.first.c_str(), t.second);
   std::printf(" balance error %.3e\n", sum.energies.balance_error);
-  std::printf("%s", in.summary().c_str());
+  std::printf("%s", summary.c_str());
   const double elements = parts ? double(parts->global_elements()) : double(in.num_elements());
   if (sum.seconds > 0) // the steps this process took (a restart's from its checkpoint)
     std::printf("throughput: %.3e element-steps per second (time loop, output included%s)\n",
@@ -463,10 +464,10 @@ ExplicitSimulation::ExplicitSimulation(const InputNode &root, const RunOptions &
   identity_ = {root.get<std::string>("physics"), fingerprint(root, {"time", "output"})};
 }
 
-const HostMesh &ExplicitSimulation::distribute(const HostMesh &global) {
+const HostMesh &ExplicitSimulation::distribute(const HostMesh &global, bool ghosts) {
   const parallel::Comm &comm = parallel::world();
   if (comm.size() == 1) return global;
-  decomposition_ = std::make_unique<parallel::Decomposition>(global, comm, output_.gather, overlap_, exchange_);
+  decomposition_ = std::make_unique<parallel::Decomposition>(global, comm, output_.gather, overlap_, exchange_, ghosts);
   return decomposition_->mesh();
 }
 

@@ -61,8 +61,9 @@ protected:
   virtual std::string warning() const { return {}; }
   /// The part of `global` this rank runs: on one rank `global` itself; on many, this rank's part
   /// (parallel/distribute.hpp), divided here, with the exchange that decomposition() then gives
-  /// the integrator. A module that calls it runs on many ranks (FEGPU_REGISTER_MODULE's `ranks`).
-  const HostMesh &distribute(const HostMesh &global);
+  /// the integrator. A module that calls it runs on many ranks (FEGPU_REGISTER_MODULE's `ranks`);
+  /// with `ghosts`, each rank keeps its ghost layer too (cohesive fracture).
+  const HostMesh &distribute(const HostMesh &global, bool ghosts = false);
   const parallel::Decomposition *decomposition() const { return decomposition_.get(); }
 
   RunOptions opts_;

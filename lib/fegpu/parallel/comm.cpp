@@ -107,6 +107,28 @@ std::vector<std::vector<long>> Comm::all_gather(const std::vector<long> &values)
   return out;
 }
 
+std::vector<std::vector<long>> Comm::exchange(const std::vector<int> &peers,
+                                              const std::vector<std::vector<long>> &send) const {
+  const std::size_t k = peers.size();
+  std::vector<long> sizes(k), theirs(k);
+  std::vector<MPI_Request> req(2 * k);
+  constexpr int tag_size = 7311, tag_data = 7312;
+  for (std::size_t i = 0; i < k; ++i) {
+    sizes[i] = static_cast<long>(send[i].size());
+    MPI_Irecv(&theirs[i], 1, MPI_LONG, peers[i], tag_size, MPI_COMM_WORLD, &req[i]);
+    MPI_Isend(&sizes[i], 1, MPI_LONG, peers[i], tag_size, MPI_COMM_WORLD, &req[k + i]);
+  }
+  MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
+  std::vector<std::vector<long>> got(k);
+  for (std::size_t i = 0; i < k; ++i) {
+    got[i].resize(theirs[i]);
+    MPI_Irecv(got[i].data(), static_cast<int>(theirs[i]), MPI_LONG, peers[i], tag_data, MPI_COMM_WORLD, &req[i]);
+    MPI_Isend(send[i].data(), static_cast<int>(sizes[i]), MPI_LONG, peers[i], tag_data, MPI_COMM_WORLD, &req[k + i]);
+  }
+  MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
+  return got;
+}
+
 void Comm::broadcast(std::vector<double> &values, int from) const {
   if (size_ == 1) return;
   long n = static_cast<long>(values.size());
@@ -170,6 +192,10 @@ double Comm::max(double value) const { return value; }
 long Comm::max(long value) const { return value; }
 void Comm::sum(std::vector<double> &) const {}
 std::vector<std::vector<long>> Comm::all_gather(const std::vector<long> &values) const { return {values}; }
+std::vector<std::vector<long>> Comm::exchange(const std::vector<int> &peers,
+                                              const std::vector<std::vector<long>> &) const {
+  return std::vector<std::vector<long>>(peers.size());
+}
 void Comm::broadcast(std::vector<double> &, int) const {}
 void Comm::broadcast(std::vector<int> &, int) const {}
 std::vector<double> Comm::gather(const std::vector<double> &values) const { return values; }

@@ -24,6 +24,10 @@ public:
   double sum(double value) const;
   /// Every rank's values, on every rank, in rank order (for the plans: small vectors).
   std::vector<std::vector<long>> all_gather(const std::vector<long> &values) const;
+  /// send[k] to rank peers[k], and what each of them sent here, in the same order. Every peer must
+  /// list this rank among its own (a symmetric relation, such as sharing a node).
+  std::vector<std::vector<long>> exchange(const std::vector<int> &peers,
+                                          const std::vector<std::vector<long>> &send) const;
   /// Rank `from`'s values, on every rank.
   void broadcast(std::vector<double> &values, int from) const;
   void broadcast(std::vector<int> &values, int from) const;

@@ -90,6 +90,14 @@ void ghost_layer(const HostMesh &g, const NodeElements &n2e, const std::vector<i
     for (int k = 0; k < npe; ++k)
       if (g2l[g.conn[e * npe + k]] < 0) ghost_nodes.push_back(g.conn[e * npe + k]);
   }
+  for (ElementBlock b : g.blocks) { // the ghosts are in global order, so each block's are together
+    const auto at = [&](Index global) {
+      return static_cast<Index>(std::lower_bound(gl.elem_index.begin(), gl.elem_index.end(), long(global)) -
+                                gl.elem_index.begin());
+    };
+    b.begin = at(b.begin), b.end = at(b.end);
+    gl.blocks.push_back(b);
+  }
   std::sort(ghost_nodes.begin(), ghost_nodes.end());
   ghost_nodes.erase(std::unique(ghost_nodes.begin(), ghost_nodes.end()), ghost_nodes.end());
   for (std::size_t n : ghost_nodes) {
@@ -417,12 +425,10 @@ HostMesh with_ghosts(const LocalMesh &l) {
   m.xyz.insert(m.xyz.end(), gl.xyz.begin(), gl.xyz.end());
   m.elem_gid.insert(m.elem_gid.end(), gl.elem_gid.begin(), gl.elem_gid.end());
   m.node_gid.insert(m.node_gid.end(), gl.node_gid.begin(), gl.node_gid.end());
-  ElementBlock ghosts = m.blocks.empty() ? ElementBlock{} : m.blocks.back();
-  ghosts.name = "ghosts";
-  for (const ElementBlock &b : m.blocks)
-    ghosts.id = std::max(ghosts.id, b.id + 1);
-  ghosts.begin = own, ghosts.end = own + static_cast<Index>(gl.elem_index.size());
-  m.blocks.push_back(ghosts);
+  for (ElementBlock b : gl.blocks) {
+    b.begin += own, b.end += own;
+    m.blocks.push_back(b);
+  }
   return m;
 }
 

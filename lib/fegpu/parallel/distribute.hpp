@@ -50,6 +50,7 @@ struct GhostLayer {
   std::vector<long> node_index;             ///< (ghost-only node): its position in the global mesh, ascending
   std::vector<double> xyz;                  ///< (ghost-only node * 3)
   std::vector<GlobalId> elem_gid, node_gid; ///< (ghost), (ghost-only node): their global ids
+  std::vector<ElementBlock> blocks;         ///< the whole mesh's blocks, as ranges of the ghosts
   /// (local element: the own ones, then the ghosts): the ranks holding it, own or as a ghost,
   /// ascending; rows of the CRS holder_offsets.
   std::vector<Index> holder_offsets;
@@ -88,8 +89,9 @@ struct SharedNodes {
 };
 SharedNodes shared_nodes(const Crs &holders, const GlobalIdView &ids, int rank);
 
-/// The rank's mesh with its ghost layer: its own elements, then the ghosts as a last block named
-/// "ghosts"; its held nodes, then the ghost-only ones. Sets keep the own elements' members only.
+/// The rank's mesh with its ghost layer: its own elements, then the ghosts, whose blocks follow the
+/// own ones' (each name twice); its held nodes, then the ghost-only ones. Sets keep the own
+/// elements' members only.
 HostMesh with_ghosts(const LocalMesh &local);
 /// (element of with_ghosts()): its position in the global mesh.
 std::vector<Index> element_positions(const LocalMesh &local);

@@ -78,7 +78,8 @@ struct Decomposition::Device {};
 
 Decomposition::~Decomposition() = default;
 
-Decomposition::Decomposition(const HostMesh &global, const Comm &comm, bool gather, bool overlap, Exchange exchange)
+Decomposition::Decomposition(const HostMesh &global, const Comm &comm, bool gather, bool overlap, Exchange exchange,
+                             bool ghosts)
     : comm_(comm), gather_(gather), overlap_(overlap), requests_(std::make_unique<Requests>()), exchange_(exchange) {
   Kokkos::Profiling::ScopedRegion region("fegpu::parallel::decompose");
   // Every rank divides the mesh (so that an error in it is every rank's); rank 0's division is
@@ -92,40 +93,8 @@ Decomposition::Decomposition(const HostMesh &global, const Comm &comm, bool gath
       e.every_rank = true;
       throw e;
     }
-  local_ = local_part(global, part, comm.rank());
-
-  // The plan: entries sent to each neighbour (its shared nodes, in the order both sides list
-  // them), this rank's shared nodes, and for each of those the entries to add, in rank order.
-  std::vector<Index> send, self;
-  offsets_.assign(1, 0);
-  for (const auto &s : local_.shared) {
-    send.insert(send.end(), s.begin(), s.end());
-    offsets_.push_back(static_cast<int>(send.size()));
-    self.insert(self.end(), s.begin(), s.end());
-  }
-  std::sort(self.begin(), self.end());
-  self.erase(std::unique(self.begin(), self.end()), self.end());
-  const auto slot = [&](Index n) {
-    return static_cast<Index>(std::lower_bound(self.begin(), self.end(), n) - self.begin());
-  };
-  std::vector<std::vector<std::pair<int, Index>>> terms(self.size()); // (rank, entry of combined_)
-  for (std::size_t j = 0; j < self.size(); ++j)
-    terms[j].push_back({comm.rank(), static_cast<Index>(j)});
-  for (std::size_t k = 0; k < local_.neighbors.size(); ++k)
-    for (std::size_t i = 0; i < local_.shared[k].size(); ++i)
-      terms[slot(local_.shared[k][i])].push_back(
-          {local_.neighbors[k], static_cast<Index>(self.size() + offsets_[k] + i)});
-  std::vector<Index> from_offsets{0}, from;
-  for (auto &t : terms) {
-    std::sort(t.begin(), t.end());
-    for (const auto &[rank, entry] : t)
-      from.push_back(entry);
-    from_offsets.push_back(static_cast<Index>(from.size()));
-  }
-  send_nodes_ = to_device("fegpu::parallel::send_nodes", send);
-  self_nodes_ = to_device("fegpu::parallel::shared_nodes", self);
-  from_offsets_ = to_device("fegpu::parallel::sum_offsets", from_offsets);
-  from_ = to_device("fegpu::parallel::sum_terms", from);
+  local_ = local_part(global, part, comm.rank(), ghosts);
+  plan(static_cast<Index>(local_.mesh.xyz.size() / 3));
 
 #ifdef FEGPU_HAVE_NCCL
   if (exchange_ != Exchange::Staged) { // NCCL joins ranks of distinct GPUs only
@@ -174,23 +143,71 @@ Decomposition::Decomposition(const HostMesh &global, const Comm &comm, bool gath
     p.node_set_ids.push_back(s.id), p.node_set_sizes.push_back(static_cast<long>(s.a.size()));
   for (const auto &s : global.side_sets)
     p.side_set_ids.push_back(s.id), p.side_set_sizes.push_back(static_cast<long>(s.a.size()));
-  const HostMesh &m = local_.mesh;
-  shared_flags_.assign(m.xyz.size() / 3, 0);
-  for (Index n : self)
-    shared_flags_[n] = 1;
-  for (std::size_t n = 0; n < shared_flags_.size(); ++n)
-    (shared_flags_[n] ? p.border_nodes : p.internal_nodes).push_back(static_cast<Index>(n));
-  const std::vector<char> touches = elements_touching(m, shared_flags_);
+  const std::vector<char> touches = elements_touching(local_.mesh, shared_flags_);
   for (std::size_t e = 0; e < touches.size(); ++e)
     (touches[e] ? p.border_elems : p.internal_elems).push_back(static_cast<Index>(e));
-  p.neighbors = local_.neighbors;
-  p.shared = local_.shared;
   if (gather_) {
     if (comm.root()) global_ = global;
     gathered_nodes_ =
         comm.gather(std::vector<long>(local_.node_index.begin(), local_.node_index.begin() + local_.owned_nodes));
     gathered_elems_ = comm.gather(local_.elem_index);
   }
+}
+
+void Decomposition::plan(Index nodes) {
+  // Entries sent to each neighbour (its shared nodes, in the order both sides list them), this
+  // rank's shared nodes, and for each of those the entries to add, in rank order.
+  std::vector<Index> send, self;
+  offsets_.assign(1, 0);
+  for (const auto &s : local_.shared) {
+    send.insert(send.end(), s.begin(), s.end());
+    offsets_.push_back(static_cast<int>(send.size()));
+    self.insert(self.end(), s.begin(), s.end());
+  }
+  std::sort(self.begin(), self.end());
+  self.erase(std::unique(self.begin(), self.end()), self.end());
+  const auto slot = [&](Index n) {
+    return static_cast<Index>(std::lower_bound(self.begin(), self.end(), n) - self.begin());
+  };
+  std::vector<std::vector<std::pair<int, Index>>> terms(self.size()); // (rank, entry of combined_)
+  for (std::size_t j = 0; j < self.size(); ++j)
+    terms[j].push_back({comm_.rank(), static_cast<Index>(j)});
+  for (std::size_t k = 0; k < local_.neighbors.size(); ++k)
+    for (std::size_t i = 0; i < local_.shared[k].size(); ++i)
+      terms[slot(local_.shared[k][i])].push_back(
+          {local_.neighbors[k], static_cast<Index>(self.size() + offsets_[k] + i)});
+  std::vector<Index> from_offsets{0}, from;
+  for (auto &t : terms) {
+    std::sort(t.begin(), t.end());
+    for (const auto &[rank, entry] : t)
+      from.push_back(entry);
+    from_offsets.push_back(static_cast<Index>(from.size()));
+  }
+  send_nodes_ = to_device("fegpu::parallel::send_nodes", send);
+  self_nodes_ = to_device("fegpu::parallel::shared_nodes", self);
+  from_offsets_ = to_device("fegpu::parallel::sum_offsets", from_offsets);
+  from_ = to_device("fegpu::parallel::sum_terms", from);
+  capacity_nc_ = 0; // the buffers are sized again at the next sum
+
+  shared_flags_.assign(nodes, 0);
+  for (Index n : self)
+    shared_flags_[n] = 1;
+  ExodusPart &p = part_;
+  p.border_nodes.clear(), p.internal_nodes.clear();
+  for (std::size_t n = 0; n < shared_flags_.size(); ++n)
+    (shared_flags_[n] ? p.border_nodes : p.internal_nodes).push_back(static_cast<Index>(n));
+  p.neighbors = local_.neighbors;
+  p.shared = local_.shared;
+}
+
+void Decomposition::follow(const SharedNodes &shared, Index owned, Index nodes) {
+  Kokkos::Profiling::ScopedRegion region("fegpu::parallel::follow");
+  FEGPU_CHECK(!gather_, "Decomposition::follow: a topology change with output gathered");
+  local_.neighbors = shared.neighbors;
+  local_.shared = shared.shared;
+  local_.owned_nodes = owned;
+  // (The Nemesis element lists stay the input's: no output of a changed topology follows them yet.)
+  plan(nodes);
 }
 
 Index nearest_node(const Decomposition *parts, const CoordView &coords, const std::array<double, 3> &point) {

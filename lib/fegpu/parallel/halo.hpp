@@ -105,9 +105,10 @@ class Decomposition {
 public:
   /// Divides `global` among `comm`'s ranks (METIS, on every rank alike; rank 0's division kept) and
   /// plans the exchange. With `gather`, rank 0 keeps the whole mesh for output gathered into one
-  /// file. RunError (on every rank) if a rank would hold no element.
-  Decomposition(const HostMesh &global, const Comm &comm, bool gather, bool overlap,
-                Exchange exchange = Exchange::Auto);
+  /// file; with `ghosts`, each rank its ghost layer (LocalMesh::ghosts). RunError (on every rank)
+  /// if a rank would hold no element.
+  Decomposition(const HostMesh &global, const Comm &comm, bool gather, bool overlap, Exchange exchange = Exchange::Auto,
+                bool ghosts = false);
   ~Decomposition();
 
   const Comm &comm() const { return comm_; }
@@ -151,6 +152,11 @@ public:
     halo_kernels::add(a, b, self_nodes_, from_offsets_, from_, combined_dev_);
   }
 
+  /// The exchange follows a topology that changed (cohesive insertion): this rank now has `nodes`
+  /// nodes, the first `owned` its own, and shares `shared.shared[k]` with rank
+  /// `shared.neighbors[k]` (both sides in the same order). Not with output gathered.
+  void follow(const SharedNodes &shared, Index owned, Index nodes);
+
   /// This rank's output file's Nemesis data.
   const ExodusPart &exodus_part() const { return part_; }
   /// Output gathered into one file by rank 0.
@@ -162,6 +168,9 @@ public:
   void gather(std::vector<std::vector<double>> &nodal, std::vector<std::vector<double>> &element) const;
 
 private:
+  /// The plan of the exchange from local_'s neighbours and shared lists, and the flags and Nemesis
+  /// lists of this rank's `nodes` nodes that follow from it.
+  void plan(Index nodes);
   /// Sizes the buffers for nc components, posts the receives, runs `pack` (into the device
   /// buffers), copies the rows to send to the host, waits for the device and starts the sends.
   void post(int nc, const std::function<void()> &pack) const;

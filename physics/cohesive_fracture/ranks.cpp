@@ -1,0 +1,258 @@
+/// \file ranks.cpp
+/// Cohesive fracture on many ranks (docs/parallel.md). A rank cracks its own elements and their
+/// ghost layer (every other rank's element that shares a node with one of its own), so that each
+/// node its elements use has its whole element star here and splits as on one rank. It computes
+/// its own elements and the cohesive elements of the facets it decides: those whose element of
+/// lower position in the whole mesh is its own. A node is held by the ranks whose elements or
+/// cohesive elements use it; their partial forces, masses and stresses are summed across them in
+/// rank order (parallel::Decomposition), so every holder has the same bits. The other nodes of
+/// the layer are idle here: no force, a unit mass, never read. After every insertion the nodes
+/// take their global ids from the topology (split_node_ids), this rank's own come first, and the
+/// exchange follows the new holders.
+#include "cohesive_facet.hpp"
+#include "fegpu/core/error.hpp"
+#include "fegpu/parallel/distribute.hpp"
+
+#include <algorithm>
+
+namespace fegpu::cohesive {
+
+namespace {
+
+/// decides(f): interior facet f's element of lower position is this rank's (`rank`).
+void decide(const Topology &t, const IndexView &position, const DeviceView<int *> &owner, int rank,
+            const DeviceView<uint8_t *> &decides, const DeviceView<uint8_t *> &crackable) {
+  const auto f2e = t.facet2elem;
+  Kokkos::parallel_for(
+      "fegpu::cohesive::decide", range(0, t.num_facets), KOKKOS_LAMBDA(Index f) {
+        const Index a = f2e(f, 0), b = f2e(f, 1);
+        const bool mine = b >= 0 && owner(position(b) < position(a) ? b : a) == rank;
+        decides(f) = mine;
+        if (!mine) crackable(f) = 0;
+      });
+}
+
+/// (node, rank) rows for each cohesive element's nodes, both faces, with the rank that computes it.
+template <int NPE>
+DeviceView<Index *[2]> cohesive_incidences(const ConnView &conn, const CohesiveSides &sides, Index nc,
+                                           const IndexView &position, const DeviceView<int *> &owner) {
+  constexpr int NPF = kFacetNodes<NPE>;
+  constexpr ElementType type = solid_type<NPE>();
+  DeviceView<Index *[2]> rows(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::incidences"),
+                              std::size_t(nc) * 2 * NPF);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::incidences", range(0, nc), KOKKOS_LAMBDA(Index c) {
+        const Index a = sides.elem(c, 0), b = sides.elem(c, 1);
+        const int rank = owner(position(b) < position(a) ? b : a);
+        for (int s = 0; s < 2; ++s)
+          for (int j = 0; j < NPF; ++j) {
+            const std::size_t r = (std::size_t(c) * 2 + s) * NPF + j;
+            rows(r, 0) = conn(sides.elem(c, s), facet_node(type, sides.local(c, s), j));
+            rows(r, 1) = rank;
+          }
+      });
+  return rows;
+}
+
+/// A numbering with this rank's own nodes first (lowest holder this rank), then the others it
+/// holds, then the idle ones, each group in its present order; `held` gets the first two groups'
+/// size, `owned` the first's.
+IndexView holder_order(const Crs &h, int rank, Index &owned, Index &held) {
+  const Index n = static_cast<Index>(h.offsets.extent(0)) - 1;
+  const IndexView offsets = h.offsets, ranks = h.indices;
+  DeviceView<uint8_t *> group(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::node_group"), n);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::node_group", range(0, n), KOKKOS_LAMBDA(Index i) {
+        bool mine = false;
+        for (Index k = offsets(i); k < offsets(i + 1); ++k)
+          mine = mine || ranks(k) == rank;
+        group(i) = !mine ? 2 : ranks(offsets(i)) == rank ? 0 : 1;
+      });
+  Index counts[3] = {0, 0, 0};
+  for (int g = 0; g < 3; ++g) {
+    Index c = 0;
+    Kokkos::parallel_reduce(
+        "fegpu::cohesive::group_size", range(0, n), KOKKOS_LAMBDA(Index i, Index & s) { s += group(i) == g; }, c);
+    counts[g] = c;
+  }
+  owned = counts[0], held = counts[0] + counts[1];
+  IndexView new_id(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::rank_order"), n);
+  for (int g = 0; g < 3; ++g) {
+    const Index base = g == 0 ? 0 : g == 1 ? owned : held;
+    Kokkos::parallel_scan(
+        "fegpu::cohesive::rank_order", range(0, n), KOKKOS_LAMBDA(Index i, Index & k, bool final) {
+          if (group(i) != g) return;
+          if (final) new_id(i) = base + k;
+          ++k;
+        });
+  }
+  return new_id;
+}
+
+/// mass(i) = 1 for i >= held (idle nodes), else bulk(i).
+void idle_mass(const DofView &bulk, Index held, const DofView &mass) {
+  const int nc = static_cast<int>(mass.extent(1));
+  Kokkos::parallel_for(
+      "fegpu::cohesive::idle_mass", range(0, static_cast<Index>(mass.extent(0))), KOKKOS_LAMBDA(Index i) {
+        for (int c = 0; c < nc; ++c)
+          mass(i, c) = i < held ? bulk(i, c) : 1.0;
+      });
+}
+
+/// The flagged facets, listed.
+IndexView flagged_list(const DeviceView<uint8_t *> &flags, Index count) {
+  IndexView list(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::flagged"), count);
+  Kokkos::parallel_scan(
+      "fegpu::cohesive::flagged", range(0, static_cast<Index>(flags.extent(0))),
+      KOKKOS_LAMBDA(Index f, Index & k, bool final) {
+        if (!flags(f)) return;
+        if (final) list(k) = f;
+        ++k;
+      });
+  return list;
+}
+
+void raise_flags(const DeviceView<uint8_t *> &flags, const IndexView &list) {
+  Kokkos::parallel_for(
+      "fegpu::cohesive::raise_flags", range(0, static_cast<Index>(list.extent(0))),
+      KOKKOS_LAMBDA(Index i) { flags(list(i)) = 1; });
+}
+
+} // namespace
+
+void FractureModel::divide(const HostMesh &mesh, parallel::Decomposition *parts) {
+  FEGPU_CHECK(!parts->gathers(), "cohesive fracture on many ranks gathers no output");
+  const parallel::LocalMesh &l = parts->local();
+  division_ = std::make_unique<Division>();
+  Division &d = *division_;
+  d.parts = parts;
+  const HostMesh x = parallel::with_ghosts(l);
+  d.mesh = upload(x);
+  d.coloring = color_elements(d.mesh, build_node2elem(d.mesh), bulk_.config().coloring);
+  d.own = static_cast<Index>(l.elem_index.size());
+  d.position = to_device("fegpu::cohesive::position", parallel::element_positions(l));
+  std::vector<int> owner(d.own, parts->comm().rank());
+  owner.insert(owner.end(), l.ghosts.owner.begin(), l.ghosts.owner.end());
+  d.owner = to_device("fegpu::cohesive::owner", owner);
+  d.input_ids = d.mesh.node_gid;
+  d.holder_offsets = l.ghosts.holder_offsets;
+  d.holders = l.ghosts.holders;
+  for (int r : d.holders)
+    if (r != parts->comm().rank()) d.peers.push_back(r);
+  std::sort(d.peers.begin(), d.peers.end());
+  d.peers.erase(std::unique(d.peers.begin(), d.peers.end()), d.peers.end());
+  GlobalId top = 0;
+  for (GlobalId id : mesh.node_gid)
+    top = std::max(top, id);
+  for (GlobalId id : l.ghosts.node_gid)
+    top = std::max(top, id);
+  d.top = static_cast<GlobalId>(parts->comm().max(long(top))); // the whole mesh's: every node is some rank's
+}
+
+void FractureModel::decide_facets() {
+  Division &d = *division_;
+  d.decides = DeviceView<uint8_t *>("fegpu::cohesive::decides", topology_.num_facets);
+  decide(topology_, d.position, d.owner, d.parts->comm().rank(), d.decides, crackable_);
+  cracked_->decides = d.decides;
+  const int nf = element_info(d.mesh.type).facets;
+  const auto f2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), topology_.facet2elem);
+  const auto f2l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), topology_.facet2local);
+  const auto pos = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.position);
+  d.facet_elems.resize(2 * std::size_t(topology_.num_facets));
+  d.facet_place.assign(topology_.num_facets, -1);
+  for (Index f = 0; f < topology_.num_facets; ++f) {
+    const Index a = f2e(f, 0), b = f2e(f, 1);
+    d.facet_elems[2 * f] = a, d.facet_elems[2 * f + 1] = b;
+    if (b < 0) continue;
+    const int s = pos(b) < pos(a) ? 1 : 0;
+    d.facet_place[f] = long(pos(s ? b : a)) * nf + f2l(f, s);
+    d.place_facet.push_back({d.facet_place[f], f});
+  }
+  std::sort(d.place_facet.begin(), d.place_facet.end());
+}
+
+Index FractureModel::exchange_flags(Index flagged) {
+  Division &d = *division_;
+  const int me = d.parts->comm().rank();
+  // The facets flagged here go, by place, to every other rank holding both their elements.
+  std::vector<std::vector<long>> send(d.peers.size());
+  if (flagged > 0) {
+    const IndexView list = flagged_list(flags_, flagged);
+    const auto list_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list);
+    std::vector<int> both;
+    for (Index i = 0; i < flagged; ++i) {
+      const Index f = list_h(i), a = d.facet_elems[2 * f], b = d.facet_elems[2 * f + 1];
+      both.clear();
+      std::set_intersection(d.holders.begin() + d.holder_offsets[a], d.holders.begin() + d.holder_offsets[a + 1],
+                            d.holders.begin() + d.holder_offsets[b], d.holders.begin() + d.holder_offsets[b + 1],
+                            std::back_inserter(both));
+      for (int r : both)
+        if (r != me)
+          send[std::lower_bound(d.peers.begin(), d.peers.end(), r) - d.peers.begin()].push_back(d.facet_place[f]);
+    }
+  }
+  const auto got = d.parts->comm().exchange(d.peers, send);
+  std::vector<Index> raise;
+  for (const auto &from : got)
+    for (long p : from) {
+      const auto it = std::lower_bound(d.place_facet.begin(), d.place_facet.end(), std::pair<long, Index>(p, -1));
+      FEGPU_CHECK(it != d.place_facet.end() && it->first == p, "a flagged facet this rank does not hold");
+      raise.push_back(it->second);
+    }
+  if (!raise.empty()) raise_flags(flags_, to_device("fegpu::cohesive::raised", raise));
+  return flagged + static_cast<Index>(raise.size());
+}
+
+Crs FractureModel::holders() const {
+  const Division &d = *division_;
+  return with_nodes(d.mesh.type, [&](auto npe) {
+    return parallel::node_holders(cracked_->elem2node, d.owner,
+                                  cohesive_incidences<decltype(npe)::value>(cracked_->elem2node, cracked_->sides(),
+                                                                            cracked_->num_cohesive(), d.position,
+                                                                            d.owner),
+                                  cracked_->num_nodes());
+  });
+}
+
+IndexView FractureModel::rank_order() {
+  Index owned = 0, held = 0;
+  return holder_order(holders(), division_->parts->comm().rank(), owned, held);
+}
+
+void FractureModel::follow_ranks(const CoordView &coords) {
+  Division &d = *division_;
+  const int me = d.parts->comm().rank();
+  const Index n = cracked_->num_nodes(), n0 = static_cast<Index>(d.input_ids.extent(0));
+  d.mesh.elem2node = cracked_->elem2node;
+  d.mesh.coords = coords;
+  // Global ids from the topology of the whole layer, where every held node's star is whole.
+  d.ids = GlobalIdView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::node_gid"), n);
+  const GlobalIdView lowest(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::lowest_place"), n + n0);
+  split_node_ids(d.input_ids, d.top, cracked_->elem2node, d.position, origin_, lowest, d.ids);
+  const Crs h = holders();
+  Index owned = 0;
+  holder_order(h, me, owned, d.held); // (the counts; after_insertion has numbered the nodes so)
+  d.parts->follow(parallel::shared_nodes(h, d.ids, me), owned, n);
+  bulk_.set_topology(Kokkos::subview(cracked_->elem2node, std::make_pair(Index(0), d.own), Kokkos::ALL), coords,
+                     origin_, d.ids);
+  d.mass = DofView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::mass"), n, bulk_.dim());
+  idle_mass(bulk_.lumped_mass(), d.held, d.mass);
+}
+
+double FractureModel::over_ranks(double v) const { return division_ ? division_->parts->comm().sum(v) : v; }
+
+long FractureModel::cohesive_count() const {
+  if (!division_) return cracked_->num_cohesive();
+  const CohesiveSides sides = cracked_->sides();
+  Index mine = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::cohesive::own_cohesive", range(0, cracked_->num_cohesive()),
+      KOKKOS_LAMBDA(Index c, Index & n) { n += sides.own(c); }, mine);
+  return long(over_ranks(double(mine)));
+}
+
+long FractureModel::node_count() const {
+  return division_ ? long(over_ranks(double(division_->parts->owned_nodes()))) : cracked_->num_nodes();
+}
+
+} // namespace fegpu::cohesive
