@@ -35,6 +35,9 @@ KOKKOS_INLINE_FUNCTION int64_t facet_place(const DeviceView<Index *[2]> &f2e, co
   return int64_t(at(s ? b : a)) * facets + f2l(f, s);
 }
 
+/// flags(f) = 1 for each facet f listed (ranks.cpp): a rank's notch facets, the flags others sent.
+void raise_flags(const DeviceView<uint8_t *> &flags, const std::vector<Index> &facets);
+
 /// The centroid of local facet l of element e (its corners' mean: an edge's 2, a face's 3, the
 /// mesh's dimension), in the coordinates xyz: the region test, the crack tip.
 KOKKOS_INLINE_FUNCTION void facet_centroid(const ConnView &conn, const CoordView &xyz, ElementType type, int corners,

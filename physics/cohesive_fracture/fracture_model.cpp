@@ -424,13 +424,7 @@ FractureModel::FractureModel(const HostMesh &mesh, elastic::Config elastic, Frac
       std::vector<Index> mine;
       for (const auto &[place, f] : division_->place_facet)
         if (std::binary_search(config_.notch_places.begin(), config_.notch_places.end(), place)) mine.push_back(f);
-      if (!mine.empty()) {
-        const IndexView list = to_device("fegpu::cohesive::notch_facets", mine);
-        const auto flags = flags_;
-        Kokkos::parallel_for(
-            "fegpu::cohesive::notch_flags", range(0, static_cast<Index>(mine.size())),
-            KOKKOS_LAMBDA(Index i) { flags(list(i)) = 1; });
-      }
+      raise_flags(flags_, mine);
     } else {
       for (const auto &seg : config_.notches)
         notch_deviation_ = std::max(notch_deviation_, notch_facets(m, topology_, seg, flags_));

@@ -112,13 +112,15 @@ IndexView flagged_list(const DeviceView<uint8_t *> &flags, Index count) {
   return list;
 }
 
-void raise_flags(const DeviceView<uint8_t *> &flags, const IndexView &list) {
+} // namespace
+
+void raise_flags(const DeviceView<uint8_t *> &flags, const std::vector<Index> &facets) {
+  if (facets.empty()) return;
+  const IndexView list = to_device("fegpu::cohesive::flag_list", facets);
   Kokkos::parallel_for(
       "fegpu::cohesive::raise_flags", range(0, static_cast<Index>(list.extent(0))),
       KOKKOS_LAMBDA(Index i) { flags(list(i)) = 1; });
 }
-
-} // namespace
 
 void FractureModel::divide(const HostMesh &mesh, parallel::Decomposition *parts) {
   FEGPU_CHECK(!parts->gathers(), "cohesive fracture on many ranks gathers no output");
@@ -199,7 +201,7 @@ Index FractureModel::exchange_flags(Index flagged) {
       FEGPU_CHECK(it != d.place_facet.end() && it->first == p, "a flagged facet this rank does not hold");
       raise.push_back(it->second);
     }
-  if (!raise.empty()) raise_flags(flags_, to_device("fegpu::cohesive::raised", raise));
+  raise_flags(flags_, raise);
   return flagged + static_cast<Index>(raise.size());
 }
 
