@@ -345,7 +345,9 @@ std::vector<long> fragment_part(const Topology &t, const Joined &joined, const I
       });
   const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   std::vector<long> part = {long(comps), long(rows)};
-  part.insert(part.end(), h.data(), h.data() + 4 * std::size_t(rows));
+  for (Index k = 0; k < rows; ++k) // (by index: a GPU's View is column-major)
+    for (int j = 0; j < 4; ++j)
+      part.push_back(h(k, j));
   return part;
 }
 
