@@ -89,6 +89,18 @@ IndexView holder_order(const Crs &h, int rank, Index &owned, Index &held) {
   return new_id;
 }
 
+/// The first `own` rows of conn, compact.
+ConnView own_rows(const ConnView &conn, Index own) {
+  const int npe = static_cast<int>(conn.extent(1));
+  ConnView out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::own_connectivity"), own, npe);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::own_connectivity", range(0, own), KOKKOS_LAMBDA(Index e) {
+        for (int k = 0; k < npe; ++k)
+          out(e, k) = conn(e, k);
+      });
+  return out;
+}
+
 /// mass(i) = 1 for i >= held (idle nodes), else bulk(i).
 void idle_mass(const DofView &bulk, Index held, const DofView &mass) {
   const int nc = static_cast<int>(mass.extent(1));
@@ -235,8 +247,9 @@ void FractureModel::follow_ranks(const CoordView &coords) {
   Index owned = 0;
   holder_order(h, me, owned, d.held); // (the counts; after_insertion has numbered the nodes so)
   d.parts->follow(parallel::shared_nodes(h, d.ids, me), owned, n);
-  bulk_.set_topology(Kokkos::subview(cracked_->elem2node, std::make_pair(Index(0), d.own), Kokkos::ALL), coords,
-                     origin_, d.ids);
+  // The bulk model on the own elements' rows, a compact copy: a row range of a column-major
+  // (GPU) connectivity is strided.
+  bulk_.set_topology(own_rows(cracked_->elem2node, d.own), coords, origin_, d.ids);
   d.mass = DofView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::mass"), n, bulk_.dim());
   idle_mass(bulk_.lumped_mass(), d.held, d.mass);
 }
