@@ -298,6 +298,21 @@ LocalMesh local_part(const HostMesh &g, const std::vector<int> &part, int rank, 
   return out;
 }
 
+namespace {
+/// Counts at [1, n] become row offsets, in place (entry 0 stays 0); returns the total.
+Index prefix_sums(const IndexView &v) {
+  Index total = 0;
+  Kokkos::parallel_scan(
+      "fegpu::parallel::prefix_sums", range(0, static_cast<Index>(v.extent(0))),
+      KOKKOS_LAMBDA(Index n, Index & sum, bool final) {
+        sum += v(n);
+        if (final) v(n) = sum;
+      },
+      total);
+  return total;
+}
+} // namespace
+
 Crs node_holders(const ConnView &conn, const DeviceView<int *> &elem_owner, const DeviceView<Index *[2]> &extra,
                  Index nodes) {
   Kokkos::Profiling::ScopedRegion region("fegpu::parallel::node_holders");
@@ -312,14 +327,7 @@ Crs node_holders(const ConnView &conn, const DeviceView<int *> &elem_owner, cons
         for (int k = 0; k < npe; ++k)
           Kokkos::atomic_inc(&all_offsets(conn(i, k) + 1));
       });
-  Index total = 0;
-  Kokkos::parallel_scan(
-      "fegpu::parallel::scan_holders", range(0, nodes + 1),
-      KOKKOS_LAMBDA(Index n, Index & sum, bool final) {
-        sum += all_offsets(n);
-        if (final) all_offsets(n) = sum;
-      },
-      total);
+  const Index total = prefix_sums(all_offsets);
   IndexView all(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::holder_ranks"), total);
   IndexView cursor("fegpu::parallel::holder_cursor", nodes);
   Kokkos::parallel_for(
@@ -354,14 +362,7 @@ Crs node_holders(const ConnView &conn, const DeviceView<int *> &elem_owner, cons
           if (i == b || all(i) != all(i - 1)) all(b + unique++) = all(i);
         offsets(n + 1) = unique;
       });
-  Index kept = 0;
-  Kokkos::parallel_scan(
-      "fegpu::parallel::scan_unique_holders", range(0, nodes + 1),
-      KOKKOS_LAMBDA(Index n, Index & sum, bool final) {
-        sum += offsets(n);
-        if (final) offsets(n) = sum;
-      },
-      kept);
+  const Index kept = prefix_sums(offsets);
   h.indices = IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::holders"), kept);
   const IndexView ranks = h.indices;
   Kokkos::parallel_for(
