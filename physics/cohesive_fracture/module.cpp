@@ -60,10 +60,6 @@ private:
       if (!opts_.restart.empty()) refuse("--restart");
       if (!fracture_.notches.empty() || !fracture_.notch_polygons.empty())
         std::tie(fracture_.notch_places, fracture_.notch_deviation) = notch_places(mesh_, fracture_);
-      // The staged exchange: the NCCL one, whose plan follows each insertion, is not verified yet
-      // (two H200s went unstable before the first insertion; docs/parallel.md).
-      if (exchange_ == parallel::Exchange::Nccl) refuse("solver: {exchange: nccl}");
-      exchange_ = parallel::Exchange::Staged;
       const HostMesh &part = distribute(mesh_, true); // (before decomposition_ is read)
       model_ = std::make_unique<FractureModel>(part, elastic_, fracture_, decomposition_.get());
     } else {
