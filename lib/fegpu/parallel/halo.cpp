@@ -244,6 +244,7 @@ void Decomposition::gather(std::vector<std::vector<double>> &nodal, std::vector<
 void Decomposition::post(int nc, const std::function<void()> &pack) const {
   std::vector<MPI_Request> &requests = requests_->pending;
   FEGPU_CHECK(requests.empty(), "a sum over the ranks started while another was under way");
+  sum_nc_ = nc;
   const std::size_t sent = send_nodes_.extent(0), own = self_nodes_.extent(0);
 #ifdef FEGPU_HAVE_NCCL
   if (device_) { // GPU to GPU: the device buffers alone, no host memory and no host wait
@@ -307,8 +308,10 @@ void Decomposition::wait() const {
   std::vector<MPI_Request> &requests = requests_->pending;
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   requests.clear();
-  const std::size_t own = self_nodes_.extent(0), n = combined_.extent(0);
-  const auto received = std::make_pair(own * capacity_nc_, n);
+  // What arrived: the rows after this rank's own, at the components of this sum, which may be
+  // fewer than the buffers are sized for (a fracture step sums areas, stresses and forces).
+  const std::size_t own = self_nodes_.extent(0), sent = send_nodes_.extent(0);
+  const auto received = std::make_pair(own * sum_nc_, (own + sent) * sum_nc_);
   Kokkos::deep_copy(ExecSpace(), Kokkos::subview(combined_dev_, received), Kokkos::subview(combined_, received));
 }
 

@@ -195,6 +195,7 @@ private:
   mutable PinnedView combined_;              // (entry * nc + c): this rank's shared rows, then each neighbour's
   mutable RealView send_dev_, combined_dev_; // the same on the device (the same Views on a CPU)
   mutable int capacity_nc_ = 0;              // components the buffers are sized for
+  mutable int sum_nc_ = 0;                   // components of the sum under way
   struct Requests;                           // the messages of the sum under way (MPI's requests)
   mutable std::unique_ptr<Requests> requests_;
   Exchange exchange_ = Exchange::Staged;
