@@ -895,6 +895,58 @@ output:
       expect_same_rows(one, many);
     }
   }
+  // The seed's Table A.2 on many ranks: every interior facet cracked at the first check (a
+  // strength far below the first step's stresses, an energy that fails at once): each element its
+  // own nodes (4 a TET4, 6 a T6), a cohesive element per interior facet and an element per
+  // fragment, counted here from the generated mesh, on 1 to 4 ranks.
+  for (const auto &[mesh, element] :
+       {std::pair{std::string("{generator: box, element: tet4, nx: 4, ny: 4, nz: 3, lx: 0.002, ly: 0.002, lz: 0.0015, "
+                              "x0: -0.001, y0: -0.001, z0: -0.00075}"),
+                  ElementType::Tet4},
+        std::pair{std::string("{generator: rectangle, element: tri6, nx: 6, ny: 4, lx: 0.002, ly: 0.0015, x0: -0.001, "
+                              "y0: -0.00075}"),
+                  ElementType::Tri6}}) {
+    const HostMesh g = element == ElementType::Tet4
+                           ? fegpu::generate_box(element, 4, 4, 3, 0.002, 0.002, 0.0015, -0.001, -0.001, -0.00075)
+                           : fegpu::generate_rectangle(element, 6, 4, 0.002, 0.0015, -0.001, -0.00075);
+    const fegpu::ElementInfo info = fegpu::element_info(element);
+    const long elements = static_cast<long>(g.conn.size() / info.nodes);
+    std::map<std::vector<Index>, int> faces; // by their sorted corners
+    for (long e = 0; e < elements; ++e)
+      for (int f = 0; f < info.facets; ++f) {
+        std::vector<Index> key;
+        for (int k = 0; k < g.dim; ++k)
+          key.push_back(g.conn[e * info.nodes + fegpu::facet_node(element, f, k)]);
+        std::sort(key.begin(), key.end());
+        ++faces[key];
+      }
+    long interior = 0;
+    for (const auto &[key, n] : faces)
+      interior += n == 2;
+    const std::string yaml =
+        write_input("full.yaml", replace(std::string("physics: cohesive_fracture\nmesh: ") + mesh + R"yaml(
+materials:
+  ceramic: {density: 2750, youngs_modulus: 2.75e11, poissons_ratio: 0.3}
+initial_conditions:
+  velocity: {x: "2.0e4*x", y: "2.0e4*y"VZ}
+fracture:
+  law: {phi_n: 1.0e-6, phi_t: 1.0e-6, sigma_max: 1.0e3, tau_max: 1.0e3, alpha: 2, beta: 2}
+time: {end_time: 1.0e-6, safety_factor: 0.5, max_steps: 3}
+output:
+  fields: false
+  histories: {file: h.csv, every_steps: 1}
+)yaml",
+                                         "VZ", g.dim == 3 ? ", z: \"2.0e4*z\"" : ""));
+    for (int n : {1, 2, 3, 4}) {
+      SCOPED_TRACE(fegpu::type_name(element) + " on " + std::to_string(n) + " ranks");
+      const Result r = mpirun(n, yaml, "full" + std::to_string(n));
+      ASSERT_EQ(r.status, 0) << r.err;
+      const std::string h = slurp(dir_ / ("full" + std::to_string(n)) / "h.csv");
+      EXPECT_EQ(std::stol(column(h, "cohesive_elements").back()), interior);
+      EXPECT_EQ(std::stol(column(h, "nodes").back()), info.nodes * elements);
+      EXPECT_EQ(std::stol(column(h, "fragments").back()), elements);
+    }
+  }
   // Not yet on many ranks: refused, every rank alike, exit 2 with one message.
   for (const auto &[change, what] :
        {std::pair{std::string("  fields: false\n"), std::string("field output")},
