@@ -35,6 +35,9 @@ KOKKOS_INLINE_FUNCTION int64_t facet_place(const DeviceView<Index *[2]> &f2e, co
   return int64_t(at(s ? b : a)) * facets + f2l(f, s);
 }
 
+/// Every facet's place (facet_place()), on the host (ranks.cpp; set-up only).
+std::vector<long> facet_places(const Topology &t, const IndexView &position, int facets);
+
 /// flags(f) = 1 for each facet f listed (ranks.cpp): a rank's notch facets, the flags others sent.
 void raise_flags(const DeviceView<uint8_t *> &flags, const std::vector<Index> &facets);
 

@@ -375,12 +375,10 @@ std::pair<std::vector<long>, double> notch_places(const HostMesh &host, const Fr
   for (const auto &polygon : config.notch_polygons)
     notch_faces(m, t, polygon, flags);
   const auto flags_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flags);
-  const auto f2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.facet2elem);
-  const auto f2l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.facet2local);
-  const int nf = element_info(m.type).facets;
+  const std::vector<long> place = facet_places(t, IndexView(), element_info(m.type).facets);
   std::vector<long> places;
-  for (Index f = 0; f < t.num_facets; ++f) // side 0 is the lower element: its place
-    if (flags_h(f)) places.push_back(long(f2e(f, 0)) * nf + f2l(f, 0));
+  for (Index f = 0; f < t.num_facets; ++f)
+    if (flags_h(f)) places.push_back(place[f]);
   std::sort(places.begin(), places.end());
   return {places, deviation};
 }

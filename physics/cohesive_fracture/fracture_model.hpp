@@ -164,7 +164,7 @@ private:
     std::vector<Index> holder_offsets; // (element + 1): rows of holders
     std::vector<int> holders;          // the ranks holding each element, own or ghost
     std::vector<int> peers;            // the ranks holding an element this one holds
-    std::vector<long> facet_place;     // (facet): its place in the whole mesh (-1: on the layer's boundary)
+    std::vector<long> facet_place;     // (facet): its place in the whole mesh (facet_places())
     std::vector<std::pair<long, Index>> place_facet; // (place, facet) of the interior facets, by place
     std::vector<Index> facet_elems;                  // (facet * 2 + side): facet2elem on the host
     GlobalId top = 0;                                // the whole mesh's largest node id

@@ -126,6 +126,18 @@ IndexView flagged_list(const DeviceView<uint8_t *> &flags, Index count) {
 
 } // namespace
 
+std::vector<long> facet_places(const Topology &t, const IndexView &position, int facets) {
+  Kokkos::View<int64_t *, MemSpace> place(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::places"),
+                                          t.num_facets);
+  const auto f2e = t.facet2elem;
+  const auto f2l = t.facet2local;
+  Kokkos::parallel_for(
+      "fegpu::cohesive::places", range(0, t.num_facets),
+      KOKKOS_LAMBDA(Index f) { place(f) = facet_place(f2e, f2l, position, f, facets); });
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), place);
+  return std::vector<long>(h.data(), h.data() + h.extent(0));
+}
+
 void raise_flags(const DeviceView<uint8_t *> &flags, const std::vector<Index> &facets) {
   if (facets.empty()) return;
   const IndexView list = to_device("fegpu::cohesive::flag_list", facets);
@@ -168,19 +180,12 @@ void FractureModel::decide_facets() {
   d.decides = DeviceView<uint8_t *>("fegpu::cohesive::decides", topology_.num_facets);
   decide(topology_, d.position, d.owner, d.parts->comm().rank(), d.decides, crackable_);
   cracked_->decides = d.decides;
-  const int nf = element_info(d.mesh.type).facets;
   const auto f2e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), topology_.facet2elem);
-  const auto f2l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), topology_.facet2local);
-  const auto pos = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.position);
   d.facet_elems.resize(2 * std::size_t(topology_.num_facets));
-  d.facet_place.assign(topology_.num_facets, -1);
+  d.facet_place = facet_places(topology_, d.position, element_info(d.mesh.type).facets);
   for (Index f = 0; f < topology_.num_facets; ++f) {
-    const Index a = f2e(f, 0), b = f2e(f, 1);
-    d.facet_elems[2 * f] = a, d.facet_elems[2 * f + 1] = b;
-    if (b < 0) continue;
-    const int s = pos(b) < pos(a) ? 1 : 0;
-    d.facet_place[f] = long(pos(s ? b : a)) * nf + f2l(f, s);
-    d.place_facet.push_back({d.facet_place[f], f});
+    d.facet_elems[2 * f] = f2e(f, 0), d.facet_elems[2 * f + 1] = f2e(f, 1);
+    if (f2e(f, 1) >= 0) d.place_facet.push_back({d.facet_place[f], f});
   }
   std::sort(d.place_facet.begin(), d.place_facet.end());
 }
