@@ -809,15 +809,6 @@ output:
                            "SHEAR", strength),
                    "SCATTER", scatter);
   };
-#ifdef KOKKOS_ENABLE_CUDA
-  { // not yet on GPUs (docs/parallel.md): refused with exit 2, nothing run
-    const std::string yaml = write_input("gpu.yaml", input("tri3", 20, "60.0e6", ""));
-    const Result r = mpirun(2, yaml, "gpu");
-    EXPECT_EQ(r.status, 2) << r.err;
-    EXPECT_EQ(lines_with(r.err, "on many ranks: a GPU build not yet"), 1) << r.err;
-    GTEST_SKIP() << "cohesive fracture on many ranks is refused in a GPU build";
-  }
-#endif
   const auto column = [](const std::string &text, const std::string &name) {
     std::istringstream in(text);
     std::vector<std::string> values;
