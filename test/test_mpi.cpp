@@ -779,8 +779,9 @@ output:
 // across the borders of 2, 3 and 4 ranks (T3 at uniform strength; T6 under Weibull strengths,
 // cut through into two fragments). Every history row has the one-rank run's cohesive elements,
 // nodes and fragments exactly, and every column within 1e-9 of its largest value (seen: 4e-13,
-// the order of the shared nodes' sums); a repeated run on 2 ranks is the same file, bit for bit.
-// What is not built on many ranks yet is refused with exit 2 before anything runs.
+// the order of the shared nodes' sums); a repeated run on 2 ranks is the same file, bit for bit,
+// and so is one stopped amid insertions and continued from its checkpoint. What is not built on many ranks yet is
+// refused with exit 2 before anything runs.
 TEST_F(Mpi, FractureCracksAsOnOneRank) {
   const std::string plate = R"yaml(physics: cohesive_fracture
 mesh: {generator: rectangle, element: ELEMENT, diagonals: alternate, nx: NX, ny: NY, lx: 0.010, ly: 0.005,
@@ -801,6 +802,7 @@ time: {end_time: 2.0e-5, safety_factor: 0.5}
 output:
   fields: false
   histories: {file: h.csv, every_time: 5.0e-8, reactions: [{name: top_grip, node_set: top}]}
+  checkpoint: {every_steps: 300}
 )yaml";
   const auto input = [&](const char *element, int nx, const char *strength, const char *scatter) {
     return replace(replace(replace(replace(replace(replace(plate, "ELEMENT", element), "NX", std::to_string(nx)), "NY",
@@ -827,6 +829,19 @@ output:
     }
     return values;
   };
+  // A run on 2 ranks stopped at `step` (--max-steps, amid insertions) and continued from the
+  // checkpoint it names: its histories are the run's that went through (`whole`), bit for bit.
+  const auto restarts_as_whole = [&](const std::string &yaml, const std::string &whole, int step) {
+    Result r = mpirun(2, yaml, "stopped", "--max-steps " + std::to_string(step));
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto named = r.out.find("--restart ");
+    ASSERT_NE(named, std::string::npos) << r.out;
+    const std::string checkpoint = r.out.substr(named + 10, r.out.find(" continues it") - named - 10);
+    r = mpirun(2, yaml, "stopped", "--restart " + checkpoint);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("continuing from"), std::string::npos) << r.out;
+    EXPECT_EQ(slurp(dir_ / "stopped" / "h.csv"), slurp(dir_ / whole / "h.csv")) << "restarted at step " << step;
+  };
   for (const auto &[element, nx, strength, scatter] :
        {std::tuple{"tri3", 80, "60.0e6", "# uniform strength"},
         std::tuple{"tri6", 40, "45.0e6", "strength: {distribution: weibull, modulus: 12, seed: 3}"}}) {
@@ -850,6 +865,7 @@ output:
     if (std::string(element) == "tri6") EXPECT_EQ(column(one, "fragments").back(), "2") << "cut through";
     ASSERT_EQ(mpirun(2, yaml, "again").status, 0);
     EXPECT_EQ(slurp(dir_ / "again" / "h.csv"), slurp(dir_ / "many2" / "h.csv")) << "a repeated run differs";
+    restarts_as_whole(yaml, "many2", 700); // (the crack grows through steps 100 to 1200)
   }
   // 3D: a box of TET4 and of TET10 expanding from its centre, its faces cracking under Weibull
   // strengths (the TET10 one into 3 fragments), on 2 and 4 ranks.
@@ -867,6 +883,7 @@ time: {end_time: 1.0e-6, safety_factor: 0.5}
 output:
   fields: false
   histories: {file: h.csv, every_time: 2.0e-8}
+  checkpoint: {every_steps: 50}
 )yaml";
   for (const auto &[element, nx] : {std::pair{"tet4", 8}, std::pair{"tet10", 4}}) {
     SCOPED_TRACE(element);
@@ -885,6 +902,7 @@ output:
         EXPECT_EQ(column(many, count), column(one, count)) << n << " ranks, " << count;
       expect_same_rows(one, many);
     }
+    restarts_as_whole(yaml, "box2", 10); // (the faces crack through steps 1 to 16)
   }
   // The seed's Table A.2 on many ranks: every interior facet cracked at the first check (a
   // strength far below the first step's stresses, an energy that fails at once): each element its

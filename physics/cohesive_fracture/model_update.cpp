@@ -265,6 +265,7 @@ void FractureModel::restore(const CheckpointReader &r) {
   stress_step_ = -1;
   forces_again_ = false;
   follow_topology(coords);
+  if (division_) intact_facets_ = static_cast<Index>(over_ranks(double(intact_here_)));
 }
 
 } // namespace fegpu::cohesive
