@@ -780,8 +780,8 @@ output:
 // cut through into two fragments). Every history row has the one-rank run's cohesive elements,
 // nodes and fragments exactly, and every column within 1e-9 of its largest value (seen: 4e-13,
 // the order of the shared nodes' sums); a repeated run on 2 ranks is the same file, bit for bit,
-// and so is one stopped amid insertions and continued from its checkpoint. What is not built on many ranks yet is
-// refused with exit 2 before anything runs.
+// and so is one stopped amid insertions and continued from its checkpoint. What is not built on
+// many ranks yet is refused with exit 2 before anything runs.
 TEST_F(Mpi, FractureCracksAsOnOneRank) {
   const std::string plate = R"yaml(physics: cohesive_fracture
 mesh: {generator: rectangle, element: ELEMENT, diagonals: alternate, nx: NX, ny: NY, lx: 0.010, ly: 0.005,
