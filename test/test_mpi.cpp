@@ -349,7 +349,8 @@ protected:
     for (std::size_t i = 0; i < a.size(); ++i) {
       ASSERT_EQ(a[i].size(), b[i].size());
       for (std::size_t c = 0; c < a[i].size(); ++c)
-        EXPECT_LE(std::abs(a[i][c] - b[i][c]), 1e-9 * scale[c]) << "row " << i << " column " << c;
+        if (!std::isnan(a[i][c]) || !std::isnan(b[i][c])) // (a crack tip before a crack: NaN)
+          EXPECT_LE(std::abs(a[i][c] - b[i][c]), 1e-9 * scale[c]) << "row " << i << " column " << c;
     }
   }
   /// Runs `yaml` (its output `output: {file: NAME, ...}` or a block, file first) on one rank, then gathered on
@@ -801,7 +802,8 @@ fracture:
 time: {end_time: 2.0e-5, safety_factor: 0.5}
 output:
   fields: false
-  histories: {file: h.csv, every_time: 5.0e-8, reactions: [{name: top_grip, node_set: top}]}
+  histories: {file: h.csv, every_time: 5.0e-8, crack_tip: {direction: [1.0, 0.0]},
+              reactions: [{name: top_grip, node_set: top}]}
   checkpoint: {every_steps: 300}
 )yaml";
   const auto input = [&](const char *element, int nx, const char *strength, const char *scatter) {
@@ -957,16 +959,10 @@ output:
     }
   }
   // Not yet on many ranks: refused, every rank alike, exit 2 with one message.
-  for (const auto &[change, what] :
-       {std::pair{std::string("  fields: false\n"), std::string("field output")},
-        std::pair{std::string("{file: h.csv, every_time: 5.0e-8,"),
-                  std::string("{file: h.csv, every_time: 5.0e-8, crack_tip: {direction: [1.0, 0.0]},")}}) {
-    const std::string edited = what == "field output" ? replace(input("tri3", 20, "60.0e6", ""), change, "")
-                                                      : replace(input("tri3", 20, "60.0e6", ""), change, what);
-    const Result r = mpirun(2, write_input("refused.yaml", edited), "refused");
-    EXPECT_EQ(r.status, 2) << r.err;
-    EXPECT_EQ(lines_with(r.err, "on many ranks:"), 1) << r.err;
-  }
+  const Result r = mpirun(
+      2, write_input("refused.yaml", replace(input("tri3", 20, "60.0e6", ""), "  fields: false\n", "")), "refused");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(lines_with(r.err, "on many ranks: field output"), 1) << r.err;
 }
 
 TEST_F(Mpi, TheNcclExchangeGivesTheStagedOnesBits) {

@@ -49,7 +49,6 @@ private:
         throw e;
       };
       if (output_.fields) refuse("field output (output: {fields: false} keeps the histories)");
-      if (output_.histories.spec.crack_tip) refuse("the crack tip's history");
       if (!fracture_.notches.empty() || !fracture_.notch_polygons.empty())
         std::tie(fracture_.notch_places, fracture_.notch_deviation) = notch_places(mesh_, fracture_);
       const HostMesh &part = distribute(mesh_, true); // (before decomposition_ is read)

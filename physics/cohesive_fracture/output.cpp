@@ -3,6 +3,7 @@
 /// 2D, WEDGE6 in 3D: each one's corner nodes on both faces) with their openings and damage, and the
 /// crack globals (crack_length: the cohesive elements' length, or area in 3D).
 #include "cohesive_facet.hpp"
+#include "fegpu/parallel/comm.hpp"
 
 namespace fegpu::cohesive {
 
@@ -141,9 +142,11 @@ std::vector<HistoryColumn> FractureModel::history_columns(const HistorySpec &spe
 void FractureModel::history_values(const DofView & /*u*/, double time, std::vector<double> &row) {
   if (!tip_) return;
   // The farthest facet centroid (reference coordinates; its corners' mean) of the crack that grew,
-  // by distance along the direction or from the point; the lowest index among equals: in 3D the
-  // front's leading point. A notch's own facets are not its: measured from a point at the notch's
-  // tip, they put the tip at the notch's mouth until the new crack was the longer.
+  // by distance along the direction or from the point; among equals the facet of lowest place in
+  // the whole mesh (facet_place()), so that any number of ranks picks the same: in 3D the front's
+  // leading point. A notch's own facets are not its: measured from a point at the notch's tip, they
+  // put the tip at the notch's mouth until the new crack was the longer. On many ranks each rank
+  // looks at the cohesive elements it computes, and the farthest of all ranks is the tip.
   const Index nc = cracked_->num_cohesive();
   const auto sides = cracked_->sides();
   const auto conn = bulk_.mesh().elem2node;
@@ -151,44 +154,59 @@ void FractureModel::history_values(const DofView & /*u*/, double time, std::vect
   const auto notch = notch_;
   const bool notched = notch.extent(0) > 0;
   const ElementType type = bulk_.mesh().type;
-  const int d = bulk_.dim(); // a facet's corners: 2 (an edge) or 3 (a face)
+  const int d = bulk_.dim(), facets = element_info(type).facets; // a facet's corners: d
+  const auto f2e = topology_.facet2elem;
+  const auto f2l = topology_.facet2local;
+  const IndexView position = division_ ? division_->position : IndexView();
   const bool from = tip_->from_point;
   const double vx = tip_->vector[0], vy = tip_->vector[1], vz = tip_->vector[2]; // scalars into the lambda
-  using Reducer = Kokkos::MaxLoc<double, Index>;
+  using Reducer = Kokkos::MaxLoc<double, int64_t>;
   Reducer::value_type best;
   Kokkos::parallel_reduce(
       "fegpu::cohesive::crack_tip", range(0, nc),
       KOKKOS_LAMBDA(Index c, Reducer::value_type & b) {
-        if (notched && notch(sides.coh2facet(c))) return;
+        if (!sides.own(c) || (notched && notch(sides.coh2facet(c)))) return;
         double m[3];
         facet_centroid(conn, X, type, d, sides.elem(c, 0), sides.local(c, 0), m);
         const double dx = m[0] - vx, dy = m[1] - vy, dz = m[2] - vz;
         const double s = from ? Kokkos::sqrt(dx * dx + dy * dy + dz * dz) : m[0] * vx + m[1] * vy + m[2] * vz;
-        if (s > b.val || (s == b.val && c < b.loc)) b.val = s, b.loc = c;
+        const int64_t place = facet_place(f2e, f2l, position, sides.coh2facet(c), facets);
+        if (s > b.val || (s == b.val && place < b.loc)) b.val = s, b.loc = place;
       },
       Reducer(best));
-  if (nc == 0 || best.loc < 0 || best.loc >= nc) { // no crack has grown yet
+  constexpr int64_t none = Kokkos::reduction_identity<int64_t>::min();
+  int64_t place = best.loc;
+  double farthest = best.val;
+  if (division_) { // the farthest over the ranks, the lowest place among equals
+    const parallel::Comm &comm = division_->parts->comm();
+    farthest = comm.max(best.val);
+    place = -comm.max(-long(best.val == farthest ? best.loc : none));
+  }
+  if (place == none) { // no crack has grown yet
     row.insert(row.end(), d, NAN);
     row.push_back(0.0);
     return;
   }
   const auto mid = tip_point_;
-  const Index c = best.loc;
+  Kokkos::deep_copy(mid, 0.0);
   Kokkos::parallel_for(
-      "fegpu::cohesive::crack_tip_point", range(0, 1), KOKKOS_LAMBDA(Index) {
-        double m[3];
+      "fegpu::cohesive::crack_tip_point", range(0, nc), KOKKOS_LAMBDA(Index c) {
+        if (!sides.own(c) || facet_place(f2e, f2l, position, sides.coh2facet(c), facets) != place) return;
+        double m[3]; // (one cohesive element of all ranks' has the place)
         facet_centroid(conn, X, type, d, sides.elem(c, 0), sides.local(c, 0), m);
         for (int i = 0; i < 3; ++i)
           mid(i) = m[i];
       });
-  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mid);
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mid);
+  std::vector<double> point(h.data(), h.data() + 3);
+  if (division_) division_->parts->comm().sum(point); // zeros elsewhere: exact
   // The speed: the least-squares slope of the distance over the last `window` rows (a difference
   // of two rows jumps by a facet's length between rows that differ by one insertion).
-  tip_rows_.push_back({time, best.val});
+  tip_rows_.push_back({time, farthest});
   while (tip_rows_.size() > std::size_t(tip_->window))
     tip_rows_.pop_front();
   for (int i = 0; i < d; ++i)
-    row.push_back(h(i));
+    row.push_back(point[i]);
   row.push_back(slope(tip_rows_));
 }
 
