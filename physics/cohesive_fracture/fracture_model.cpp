@@ -432,7 +432,7 @@ FractureModel::FractureModel(const HostMesh &mesh, elastic::Config elastic, Frac
         notch_faces(m, topology_, polygon, flags_);
     }
     notch_ = DeviceView<uint8_t *>("fegpu::cohesive::notch", topology_.num_facets);
-    Kokkos::deep_copy(notch_, flags_); // (fracture() clears the flags)
+    Kokkos::deep_copy(notch_, flags_); // (the flags are the next check's scratch)
     if (over_ranks(double(cracked_->fracture(flags_, config_.counter))) == 0) throw InputError(kNoNotchPath);
     after_insertion(0, m.num_nodes());
     fail_points(points_, cracked_->num_cohesive(), laws());

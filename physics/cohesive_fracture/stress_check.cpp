@@ -192,7 +192,9 @@ template <int NPE> Index FractureModel::check_and_insert(const DofView &u, bool 
                                 nodal_stress_, inverse_area_, candidate, config_.law, flags_);
   if (!parts) return flagged == 0 ? 0 : insert_facets(flags_, flagged);
   // Many ranks: the decisions go to every rank holding the facet; each inserts what it holds, and
-  // every rank follows when any has inserted.
+  // every rank follows when any has inserted. A rank whose check ran no stress pass (no candidate
+  // node) still has the flags of its last insertion (or the notch's): cleared before others' come.
+  if (flagged == 0) Kokkos::deep_copy(ExecSpace(), flags_, uint8_t(0));
   const Index here = exchange_flags(flagged);
   const Index inserted = here == 0 ? 0 : insert_facets(flags_, here);
   return static_cast<Index>(over_ranks(double(inserted)));
