@@ -6,7 +6,10 @@
            [--no-profile t6_weak,...] [--overlap both|on|off] [--exchange auto|nccl|staged|both]
 
 A problem is KIND:ELEMENTS[:weak]: `t6`, elastodynamics of a T6 strip (a velocity pulled at one
-end), or `cylinder`, the seed's pinched MITC4 cylinder (standard scheme, atomic scatter); ELEMENTS
+end), `cylinder`, the seed's pinched MITC4 cylinder (standard scheme, atomic scatter), or `ring`,
+the expanding ring example fragmenting (T6 cells about square, pre-stretched to just below the
+mean strength, so that facets crack from the first steps and on; a stress check every step, and
+the row counts the cohesive elements inserted); ELEMENTS
 in all (strong scaling) or, with `weak`, a rank. A layout is RANKSxTHREADS (threads: OpenMP
 threads a rank; 0 leaves Kokkos' default, as on a GPU, where each rank takes its own device).
 Weak scaling keeps a rank's threads: each layout RxT of several ranks is set against 1xT.
@@ -54,6 +57,21 @@ time: {{end_time: 0.25}}
 output: {{file: cylinder.e, fields: false}}
 """
 
+RING = """physics: cohesive_fracture
+mesh: {{generator: annulus, element: tri6, n_theta: {nt}, n_r: {nr}, inner_radius: 0.00475, outer_radius: 0.00525}}
+materials:
+  ceramic: {{density: 2750, youngs_modulus: 2.75e11, poissons_ratio: 0.3, plane: strain}}
+initial_conditions:
+  displacement: {{x: "0.5e-3*x", y: "0.5e-3*y"}}
+  velocity: {{x: "100*x/sqrt(x^2+y^2)", y: "100*y/sqrt(x^2+y^2)"}}
+fracture:
+  law: {{phi_n: 200, phi_t: 200, sigma_max: 3.0e8, tau_max: 3.0e8, alpha: 2, beta: 2}}
+  strength: {{distribution: weibull, modulus: 10, seed: 1}}
+solver: {{overlap: {overlap}{exchange}}}
+time: {{end_time: 4.0e-6, safety_factor: 0.5}}
+output: {{file: ring.e, fields: false}}
+"""
+
 
 def problem_input(kind, elements, overlap, exchange="auto"):
     """The input of about `elements` elements, and how many it has."""
@@ -66,7 +84,11 @@ def problem_input(kind, elements, overlap, exchange="auto"):
     if kind == "cylinder":  # n x 2n cells, as the seed's meshes
         n = max(4, round(math.sqrt(elements / 2)))
         return CYLINDER.format(n=n, nz=2 * n, overlap=flag, exchange=exchange), 2 * n * n
-    raise SystemExit(f"ranks.py: unknown problem kind '{kind}' (t6, cylinder)")
+    if kind == "ring":  # n_theta / n_r = 2 pi R / thickness: cells about square
+        nr = max(2, round(math.sqrt(elements / (4 * math.pi * 10))))
+        nt = max(8, round(elements / (2 * nr)))
+        return RING.format(nt=nt, nr=nr, overlap=flag, exchange=exchange), 2 * nt * nr
+    raise SystemExit(f"ranks.py: unknown problem kind '{kind}' (t6, cylinder, ring)")
 
 
 def run(a, ranks, threads, yaml_text, extra, scratch):
@@ -132,11 +154,14 @@ def main():
                 stdout = run(a, ranks, threads, yaml_text, [], scratch)
                 plain = phases(stdout)
                 shared = re.search(r"^partition: .* (\d+) shared nodes", stdout, re.M)
+                cracks = re.search(r"^cracks: (\d+) cohesive elements", stdout, re.M)
                 loop = plain["time_loop"][0]
                 row = {"name": name, "run_type": "iteration", "real_time": 1e3 * loop / a.steps,
                        "time_unit": "ms", "elements": n, "ranks": ranks, "threads": threads,
                        "overlap": overlap, "weak": weak, "steps": a.steps, "exchange": exchange,
                        "shared_nodes": int(shared.group(1)) if shared else 0}
+                if cracks:
+                    row["cohesive_elements"] = int(cracks.group(1))
                 if f"{kind}{'_weak' if weak else ''}" not in a.no_profile.split(","):
                     profiled = phases(run(a, ranks, threads, yaml_text, ["--profile"], scratch))
                     step_phases = {k: v for k, v in profiled.items() if k not in ("setup", "start", "output")}

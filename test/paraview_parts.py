@@ -1,7 +1,8 @@
 """ParaView (pvpython) opens the rank files of a run on many ranks as one dataset: the whole mesh's
 elements, every rank's nodes (shared ones once a rank, marked as ghosts but on their owner), and
 at the last frame the displacements of the one-rank run's file, node by node through the global
-ids, to 1e-12 of the largest.
+ids, to 1e-12 of the largest. A crack's run writes a series of files (name.e-s.0001.N.r, ...):
+the last frame is the last file's, its cohesive elements among the cells.
 
     pvpython test/paraview_parts.py out/name.e.N.0 one/name.e
 """

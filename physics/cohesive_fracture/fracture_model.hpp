@@ -104,7 +104,11 @@ public:
   bool update_topology(const DofView &u, double time, long step) override;
   void carry_nodal_field(const DofView &old, const DofView &field) const override;
   std::string title() const override { return "fegpu-kk cohesive_fracture"; }
+  /// On many ranks, this rank's part: the nodes it holds, its own elements and the cohesive
+  /// elements it computes. A cohesive element's id follows the whole mesh's largest element id by
+  /// its facet's place (facet_place() + 1), the same on any number of ranks.
   HostMesh output_mesh() const override;
+  std::optional<ExodusPart> output_part() const override;
   ExodusVariables output_variables() const override;
   void fill_output(const DofView &u, const DofView &v, const DofView &a, OutputFrame &frame) override;
   /// The cracks, and the energy balance split into strain and cohesive work.
@@ -155,16 +159,16 @@ private:
   /// insertions across the ranks take.
   struct Division {
     parallel::Decomposition *parts = nullptr;
-    Mesh mesh;                         // own elements, then the ghost layer's
-    Coloring coloring;                 // of mesh
-    Index own = 0;                     // the own elements: [0, own)
-    IndexView position;                // (element): its position in the whole mesh
-    DeviceView<int *> owner;           // (element): its rank
-    DeviceView<uint8_t *> decides;     // (facet): this rank decides it, and computes its cohesive element
-    std::vector<Index> holder_offsets; // (element + 1): rows of holders
-    std::vector<int> holders;          // the ranks holding each element, own or ghost
-    std::vector<int> peers;            // the ranks holding an element this one holds
-    std::vector<long> facet_place;     // (facet): its place in the whole mesh (facet_places())
+    Mesh mesh;                                       // own elements, then the ghost layer's
+    Coloring coloring;                               // of mesh
+    Index own = 0;                                   // the own elements: [0, own)
+    IndexView position;                              // (element): its position in the whole mesh
+    DeviceView<int *> owner;                         // (element): its rank
+    DeviceView<uint8_t *> decides;                   // (facet): this rank decides it, and computes its cohesive element
+    std::vector<Index> holder_offsets;               // (element + 1): rows of holders
+    std::vector<int> holders;                        // the ranks holding each element, own or ghost
+    std::vector<int> peers;                          // the ranks holding an element this one holds
+    std::vector<long> facet_place;                   // (facet): its place in the whole mesh (facet_places())
     std::vector<std::pair<long, Index>> place_facet; // (place, facet) of the interior facets, by place
     std::vector<Index> facet_elems;                  // (facet * 2 + side): facet2elem on the host
     GlobalId top = 0;                                // the whole mesh's largest node id
@@ -196,6 +200,8 @@ private:
   /// scatter's lists follow the topology (after an insertion or a restore).
   void follow_topology(const CoordView &coords);
   LawField laws() const;
+  /// The cohesive elements this rank computes (all on one rank), and each one's facet place.
+  std::pair<IndexView, std::vector<long>> output_cohesive() const;
   /// Whether forces are scattered by atomics (else colour by colour).
   bool atomic_scatter() const { return bulk_.config().scatter == ScatterStrategy::Atomic; }
   /// The cohesive tractions and their scatter into f (functors, so a private member may launch them).

@@ -48,7 +48,7 @@ private:
         e.every_rank = true;
         throw e;
       };
-      if (output_.fields) refuse("field output (output: {fields: false} keeps the histories)");
+      if (output_.fields && output_.gather) refuse("gathered output (output: {gather: true}; the rank files are not)");
       if (!fracture_.notches.empty() || !fracture_.notch_polygons.empty())
         std::tie(fracture_.notch_places, fracture_.notch_deviation) = notch_places(mesh_, fracture_);
       const HostMesh &part = distribute(mesh_, true); // (before decomposition_ is read)

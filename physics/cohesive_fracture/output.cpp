@@ -3,7 +3,11 @@
 /// 2D, WEDGE6 in 3D: each one's corner nodes on both faces) with their openings and damage, and the
 /// crack globals (crack_length: the cohesive elements' length, or area in 3D).
 #include "cohesive_facet.hpp"
+#include "fegpu/core/error.hpp"
 #include "fegpu/parallel/comm.hpp"
+#include "fegpu/parallel/halo.hpp"
+
+#include <algorithm>
 
 namespace fegpu::cohesive {
 
@@ -47,9 +51,32 @@ template <class U>
 void cohesive_output(const CrackedMesh &cm, const elastic::ElasticModel &bulk, const DeviceView<CohesivePoint **> &pts,
                      LawField laws, const U &u, const DofView &values, const DeviceView<Index **> &corners) {
   with_nodes(bulk.mesh().type, [&](auto npe) {
-    cohesive_output_kernel<decltype(npe)::value, U>(bulk.mesh().elem2node, bulk.mesh().coords, u, cm.sides(), pts, laws,
+    cohesive_output_kernel<decltype(npe)::value, U>(cm.elem2node, bulk.mesh().coords, u, cm.sides(), pts, laws,
                                                     cm.num_cohesive(), values, corners);
   });
+}
+
+/// The cohesive elements this rank computes (sides.own()), listed, and their facets' places.
+std::pair<IndexView, std::vector<long>> own_cohesive(const CrackedMesh &cm, const Topology &t,
+                                                     const IndexView &position, int facets) {
+  const Index nc = cm.num_cohesive();
+  const auto sides = cm.sides();
+  Index count = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::cohesive::output_count", range(0, nc), KOKKOS_LAMBDA(Index c, Index & k) { k += sides.own(c); }, count);
+  IndexView list(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::output_list"), count);
+  Kokkos::View<int64_t *, MemSpace> place(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::places"),
+                                          count);
+  const auto f2e = t.facet2elem;
+  const auto f2l = t.facet2local;
+  Kokkos::parallel_scan(
+      "fegpu::cohesive::output_list", range(0, nc), KOKKOS_LAMBDA(Index c, Index & k, bool final) {
+        if (!sides.own(c)) return;
+        if (final) list(k) = c, place(k) = facet_place(f2e, f2l, position, sides.coh2facet(c), facets);
+        ++k;
+      });
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), place);
+  return {list, std::vector<long>(h.data(), h.data() + h.extent(0))};
 }
 
 /// The cohesive block's element: its Exodus name and node count.
@@ -58,22 +85,86 @@ std::pair<const char *, int> cohesive_shape(int dim) {
 }
 } // namespace
 
+std::pair<IndexView, std::vector<long>> FractureModel::output_cohesive() const {
+  return own_cohesive(*cracked_, topology_, division_ ? division_->position : IndexView(),
+                      element_info(bulk_.mesh().type).facets);
+}
+
 HostMesh FractureModel::output_mesh() const {
   HostMesh h = bulk_.output_mesh();
-  const Index nc = cracked_->num_cohesive();
+  const Index nc = cracked_->num_cohesive(), ne = bulk_.mesh().num_elems();
   const auto [name, nn] = cohesive_shape(bulk_.dim());
   const auto corners = quad_store_.view<DeviceView<Index **>>(nc, nn);
   cohesive_output(*cracked_, bulk_, points_, laws(), NoDisplacement{}, values_store_.view<DofView>(nc, 3), corners);
-  auto q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), corners);
+  const auto [list, places] = output_cohesive();
+  const auto q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), corners);
+  const auto l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list);
   HostMesh::ExtraBlock b{"cohesive", 1000, name, nn, {}};
   for (const auto &blk : h.blocks)
     b.id = std::max(b.id, blk.id + 1);
-  b.conn.resize(nn * static_cast<std::size_t>(nc));
-  for (Index c = 0; c < nc; ++c)
+  b.conn.resize(nn * l.extent(0));
+  for (std::size_t i = 0; i < l.extent(0); ++i)
     for (int k = 0; k < nn; ++k)
-      b.conn[nn * c + k] = q(c, k);
+      b.conn[nn * i + k] = q(l(i), k);
   h.extra_blocks.push_back(std::move(b));
+  // Element ids: the bulk's, then the cohesive elements' after the whole mesh's largest.
+  if (h.elem_gid.empty())
+    for (Index e = 0; e < ne; ++e)
+      h.elem_gid.push_back(e + 1);
+  GlobalId top = 0;
+  for (GlobalId id : h.elem_gid)
+    top = std::max(top, id);
+  if (division_) top = static_cast<GlobalId>(division_->parts->comm().max(long(top)));
+  for (long p : places)
+    h.elem_gid.push_back(top + 1 + p);
+  if (division_) { // the nodes held here: [0, held)
+    const Index held = division_->held;
+    h.xyz.resize(3 * std::size_t(held));
+    h.node_gid.resize(held);
+    for (auto &set : h.node_sets)
+      set.a.erase(std::remove_if(set.a.begin(), set.a.end(), [held](Index n) { return n >= held; }), set.a.end());
+  }
   return h;
+}
+
+std::optional<ExodusPart> FractureModel::output_part() const {
+  if (!division_) return std::nullopt;
+  const parallel::Decomposition &parts = *division_->parts;
+  ExodusPart p = parts.exodus_part(); // its neighbours and shared nodes follow the topology
+  const Index held = division_->held, own = division_->own, owned = parts.owned_nodes();
+  const HostMesh h = output_mesh();
+  const auto &extra = h.extra_blocks.back();
+  p.global_nodes = node_count();
+  p.global_elems = long(over_ranks(double(own + extra.size())));
+  p.block_ids.push_back(extra.id);
+  p.block_sizes.push_back(long(over_ranks(double(extra.size()))));
+  FEGPU_CHECK(p.node_set_sizes.size() == h.node_sets.size(), "a rank's part without the whole mesh's node sets");
+  for (std::size_t k = 0; k < h.node_sets.size(); ++k) { // each node counted by its owner
+    const auto &a = h.node_sets[k].a;
+    p.node_set_sizes[k] =
+        long(over_ranks(double(std::count_if(a.begin(), a.end(), [&](Index n) { return n < owned; }))));
+  }
+  std::vector<char> border(held, 0);
+  for (Index n : p.border_nodes)
+    border[n] = 1;
+  p.internal_nodes.clear();
+  for (Index n = 0; n < held; ++n)
+    if (!border[n]) p.internal_nodes.push_back(n);
+  p.internal_elems.clear(), p.border_elems.clear();
+  const int npe = element_info(h.type).nodes;
+  for (Index e = 0; e < own; ++e) {
+    bool at = false;
+    for (int k = 0; k < npe; ++k)
+      at = at || border[h.conn[std::size_t(e) * npe + k]];
+    (at ? p.border_elems : p.internal_elems).push_back(e);
+  }
+  for (std::size_t c = 0; c < extra.size(); ++c) {
+    bool at = false;
+    for (int k = 0; k < extra.nodes_per_elem; ++k)
+      at = at || border[extra.conn[c * extra.nodes_per_elem + k]];
+    (at ? p.border_elems : p.internal_elems).push_back(own + Index(c));
+  }
+  return p;
 }
 
 ExodusVariables FractureModel::output_variables() const {
@@ -103,8 +194,26 @@ void FractureModel::fill_output(const DofView &u, const DofView &v, const DofVie
   const DofView values = values_store_.view<DofView>(nc, 3);
   cohesive_output(*cracked_, bulk_, points_, laws(), u, values,
                   quad_store_.view<DeviceView<Index **>>(nc, cohesive_shape(bulk_.dim()).second));
+  if (!division_) {
+    for (int k = 0; k < 3; ++k)
+      copy_to_host(Kokkos::subview(values, Kokkos::ALL, k), element[bulk_vars + k].data() + ne);
+    return;
+  }
+  // Many ranks: the nodes held here and the cohesive elements computed here.
+  for (auto &field : frame.nodal)
+    field.resize(division_->held);
+  const IndexView list = output_cohesive().first;
+  const Index mine = static_cast<Index>(list.extent(0));
+  const DofView own(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::output_own"), mine, 3);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::output_own", range(0, mine), KOKKOS_LAMBDA(Index i) {
+        for (int k = 0; k < 3; ++k)
+          own(i, k) = values(list(i), k);
+      });
+  for (auto &field : element)
+    field.resize(ne + mine);
   for (int k = 0; k < 3; ++k)
-    copy_to_host(Kokkos::subview(values, Kokkos::ALL, k), element[bulk_vars + k].data() + ne);
+    copy_to_host(Kokkos::subview(own, Kokkos::ALL, k), element[bulk_vars + k].data() + ne);
 }
 
 std::vector<double> FractureModel::globals(const DofView &u) {
@@ -149,7 +258,7 @@ void FractureModel::history_values(const DofView & /*u*/, double time, std::vect
   // looks at the cohesive elements it computes, and the farthest of all ranks is the tip.
   const Index nc = cracked_->num_cohesive();
   const auto sides = cracked_->sides();
-  const auto conn = bulk_.mesh().elem2node;
+  const auto conn = cracked_->elem2node; // (on many ranks with the ghosts: a side may be one)
   const auto X = bulk_.mesh().coords;
   const auto notch = notch_;
   const bool notched = notch.extent(0) > 0;

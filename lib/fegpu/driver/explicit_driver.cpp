@@ -112,11 +112,13 @@ void write_frame(AsyncExodusWriter *w, ExplicitIntegrator &in, const Schedule &s
   std::vector<double> globals = driver_globals(in, s, e);
   if (!w) return;
   std::optional<HostMesh> next;
+  std::optional<ExodusPart> part;
   if (in.take_topology_change() && w->frames_in_file() > 0) {
     StepPhase phase("fegpu::driver::output_mesh", "output_mesh");
     next = in.output_mesh();
+    part = in.output_part();
   }
-  w->write(in.time(), std::move(f.nodal), std::move(f.element), std::move(globals), std::move(next));
+  w->write(in.time(), std::move(f.nodal), std::move(f.element), std::move(globals), std::move(next), std::move(part));
 }
 
 /// A history row: the time, the driver's globals, then the module's columns.
@@ -248,9 +250,10 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
     bool histories_continue = false; // (alike on every rank: rank 0 alone writes them)
     if (restart) {                   // the series and the histories go on from the checkpoint
       if (output.fields && (!gathered || comm.root()))
-        writer = std::make_unique<AsyncExodusWriter>(output_file(opts, output, parts), vars,
-                                                     int(restart->number("run.exodus_file")),
-                                                     int(restart->number("run.exodus_frames")), output.format);
+        writer = std::make_unique<AsyncExodusWriter>(
+            opts.output_path(output.file), vars, int(restart->number("run.exodus_file")),
+            int(restart->number("run.exodus_frames")), output.format, parts && !gathered ? comm.rank() : 0,
+            parts && !gathered ? comm.size() : 1);
       next_output = restart->number("run.next_output");
       checkpoint_due.set_next(restart->number("run.checkpoint_next"));
       histories_continue = !hc.file.empty() && restart->has("run.history_next");
@@ -261,10 +264,11 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
         history_due.set_next(restart->number("run.history_next"));
       }
     } else if (output.fields) {
+      const std::optional<ExodusPart> own = parts && !gathered ? in.output_part() : std::nullopt;
       if (!gathered || comm.root())
         writer = std::make_unique<AsyncExodusWriter>(
-            output_file(opts, output, parts), gathered ? parts->global_mesh() : in.output_mesh(), vars, in.title(),
-            output.format, parts && !gathered ? &parts->exodus_part() : nullptr);
+            opts.output_path(output.file), gathered ? parts->global_mesh() : in.output_mesh(), vars, in.title(),
+            output.format, parts && !gathered ? (own ? &*own : &parts->exodus_part()) : nullptr);
       if (writer && !writer->netcdf4_because().empty() && !opts.quiet)
         std::printf("output: netCDF-4 (as format: netcdf4), since the classic format cannot hold this mesh: %s\n",
                     writer->netcdf4_because().c_str());

@@ -23,15 +23,16 @@ void quiet_hdf5_on_this_thread() {
 AsyncExodusWriter::AsyncExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title,
                                      ExodusFormat format, const ExodusPart *part, std::size_t depth)
     : writer_(std::make_unique<ExodusWriter>(path, mesh, std::move(vars), std::move(title), format, part)),
-      depth_(depth), replaced_(writer_->replaced()), base_(path), path_(writer_->path()),
-      netcdf4_because_(writer_->netcdf4_because()) {
+      depth_(depth), replaced_(writer_->replaced()), rank_(part ? part->rank : 0), ranks_(part ? part->ranks : 1),
+      base_(path), path_(writer_->path()), netcdf4_because_(writer_->netcdf4_because()) {
   thread_ = std::thread([this] { loop(); });
 }
 
 AsyncExodusWriter::AsyncExodusWriter(std::string path, ExodusVariables vars, int file_index, int frames,
-                                     ExodusFormat format, std::size_t depth)
-    : writer_(std::make_unique<ExodusWriter>(path, std::move(vars), file_index, frames, format)), depth_(depth),
-      replaced_(true), frames_in_file_(frames), file_index_(file_index), base_(path), path_(writer_->path()) {
+                                     ExodusFormat format, int rank, int ranks, std::size_t depth)
+    : writer_(std::make_unique<ExodusWriter>(path, std::move(vars), file_index, frames, format, rank, ranks)),
+      depth_(depth), replaced_(true), frames_in_file_(frames), file_index_(file_index), rank_(rank), ranks_(ranks),
+      base_(path), path_(writer_->path()) {
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -52,16 +53,17 @@ void AsyncExodusWriter::rethrow() {
 
 void AsyncExodusWriter::write(double time, std::vector<std::vector<double>> nodal,
                               std::vector<std::vector<double>> element, std::vector<double> global,
-                              std::optional<HostMesh> next_mesh) {
+                              std::optional<HostMesh> next_mesh, std::optional<ExodusPart> next_part) {
   if (next_mesh) {
-    path_ = ExodusWriter::series_name(base_, ++file_index_);
+    path_ = ExodusWriter::series_name(base_, ++file_index_, rank_, ranks_);
     frames_in_file_ = 0;
   }
   ++frames_in_file_;
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [&] { return queue_.size() < depth_ || error_; });
   rethrow();
-  queue_.push_back({time, std::move(nodal), std::move(element), std::move(global), std::move(next_mesh)});
+  queue_.push_back(
+      {time, std::move(nodal), std::move(element), std::move(global), std::move(next_mesh), std::move(next_part)});
   changed_.notify_all();
 }
 
@@ -97,7 +99,7 @@ void AsyncExodusWriter::loop() {
     lock.unlock();
     std::exception_ptr error;
     try {
-      if (f.next_mesh) writer_->start_next_file(*f.next_mesh);
+      if (f.next_mesh) writer_->start_next_file(*f.next_mesh, f.next_part ? &*f.next_part : nullptr);
       std::vector<const double *> np, ep;
       for (const auto &x : f.nodal)
         np.push_back(x.data());
@@ -109,7 +111,8 @@ void AsyncExodusWriter::loop() {
     }
     lock.lock();
     busy_ = false;
-    if (spare_.size() < 2) spare_.push_back({0.0, std::move(f.nodal), std::move(f.element), {}, std::nullopt});
+    if (spare_.size() < 2)
+      spare_.push_back({0.0, std::move(f.nodal), std::move(f.element), {}, std::nullopt, std::nullopt});
     if (error) {
       error_ = error;
       queue_.clear(); // what follows a failed frame is not written

@@ -24,14 +24,16 @@ public:
                     ExodusFormat format = {}, const ExodusPart *part = nullptr, std::size_t depth = 4);
   /// Continues a series after a restart (ExodusWriter's continuing constructor).
   AsyncExodusWriter(std::string path, ExodusVariables vars, int file_index, int frames, ExodusFormat format = {},
-                    std::size_t depth = 4);
+                    int rank = 0, int ranks = 1, std::size_t depth = 4);
   ~AsyncExodusWriter();
   AsyncExodusWriter(const AsyncExodusWriter &) = delete;
   AsyncExodusWriter &operator=(const AsyncExodusWriter &) = delete;
 
-  /// Queues one frame; with `next_mesh`, it opens the next file of the series first.
+  /// Queues one frame; with `next_mesh`, it opens the next file of the series first (on many
+  /// ranks with `next_part`, its Nemesis data).
   void write(double time, std::vector<std::vector<double>> nodal, std::vector<std::vector<double>> element,
-             std::vector<double> global, std::optional<HostMesh> next_mesh = std::nullopt);
+             std::vector<double> global, std::optional<HostMesh> next_mesh = std::nullopt,
+             std::optional<ExodusPart> next_part = std::nullopt);
   /// The arrays of a frame already written, for the caller to fill again (empty if none is
   /// spare): a frame that reuses them allocates nothing and touches no fresh page, which cost
   /// more than the device-to-host copies (the 13.5 MB frames of the PMMA example).
@@ -57,6 +59,7 @@ private:
     std::vector<std::vector<double>> nodal, element;
     std::vector<double> global;
     std::optional<HostMesh> next_mesh;
+    std::optional<ExodusPart> next_part;
   };
   void loop();
   void rethrow();
@@ -69,7 +72,7 @@ private:
   std::condition_variable changed_;
   bool busy_ = false, stop_ = false, replaced_ = false;
   std::exception_ptr error_;
-  int frames_in_file_ = 0, file_index_ = 1;
+  int frames_in_file_ = 0, file_index_ = 1, rank_ = 0, ranks_ = 1;
   std::string base_, path_, netcdf4_because_;
   std::thread thread_;
 };

@@ -81,13 +81,12 @@ std::string classic_format_overflow(const HostMesh &mesh, const ExodusVariables 
   return why;
 }
 
-std::string ExodusWriter::series_name(const std::string &base, int index) {
+std::string ExodusWriter::series_name(const std::string &base, int index, int rank, int ranks) {
   // ParaView's restart convention: name.e, name.e-s.0001, name.e-s.0002, ... read as one dataset
-  // in time (the first file may leave off its -s.0000).
-  if (index <= 1) return base;
-  char suffix[32];
-  std::snprintf(suffix, sizeof suffix, "-s.%04d", index - 1);
-  return base + suffix;
+  // in time (the first file may leave off its -s.0000); a rank's files end in .N.r after it.
+  char suffix[32] = "";
+  if (index > 1) std::snprintf(suffix, sizeof suffix, "-s.%04d", index - 1);
+  return ranks > 1 ? ExodusPart::file_name(base + suffix, rank, ranks) : base + suffix;
 }
 
 ExodusWriter::ExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title,
@@ -95,19 +94,22 @@ ExodusWriter::ExodusWriter(std::string path, const HostMesh &mesh, ExodusVariabl
     : base_(std::move(path)), title_(std::move(title)), vars_(std::move(vars)), format_(format),
       part_(part ? std::make_unique<ExodusPart>(*part) : nullptr) {
   ex_opts(0); // errors are reported through exceptions, not printed by the library
-  replaced_ = std::filesystem::exists(base_);
+  if (part) rank_ = part->rank, ranks_ = part->ranks;
+  replaced_ = std::filesystem::exists(series_name(base_, 1, rank_, ranks_));
   // Later files of an earlier run's series would be read as part of this one: remove them.
-  for (int i = 2; std::filesystem::exists(series_name(base_, i)); ++i)
-    std::filesystem::remove(series_name(base_, i));
+  for (int i = 2; std::filesystem::exists(series_name(base_, i, rank_, ranks_)); ++i)
+    std::filesystem::remove(series_name(base_, i, rank_, ranks_));
   open(mesh);
 }
 
-ExodusWriter::ExodusWriter(std::string path, ExodusVariables vars, int file_index, int frames, ExodusFormat format)
-    : base_(std::move(path)), vars_(std::move(vars)), format_(format), file_index_(file_index) {
+ExodusWriter::ExodusWriter(std::string path, ExodusVariables vars, int file_index, int frames, ExodusFormat format,
+                           int rank, int ranks)
+    : base_(std::move(path)), vars_(std::move(vars)), format_(format), file_index_(file_index), rank_(rank),
+      ranks_(ranks) {
   ex_opts(0);
-  for (int i = file_index + 1; std::filesystem::exists(series_name(base_, i)); ++i)
-    std::filesystem::remove(series_name(base_, i));
-  current_ = series_name(base_, file_index_);
+  for (int i = file_index + 1; std::filesystem::exists(series_name(base_, i, rank_, ranks_)); ++i)
+    std::filesystem::remove(series_name(base_, i, rank_, ranks_));
+  current_ = series_name(base_, file_index_, rank_, ranks_);
   const std::string &p = current_;
   int cpu_ws = sizeof(double), io_ws = 0;
   float version = 0;
@@ -167,14 +169,15 @@ void ExodusWriter::close() {
   exo(ex_close(id), "ex_close", current_);
 }
 
-void ExodusWriter::start_next_file(const HostMesh &mesh) {
+void ExodusWriter::start_next_file(const HostMesh &mesh, const ExodusPart *part) {
   close();
+  if (part) part_ = std::make_unique<ExodusPart>(*part);
   ++file_index_;
   open(mesh);
 }
 
 void ExodusWriter::open(const HostMesh &mesh) {
-  current_ = series_name(base_, file_index_);
+  current_ = series_name(base_, file_index_, rank_, ranks_);
   step_ = 0;
   const std::string &p = current_;
   if (!format_.netcdf4) {
@@ -324,8 +327,8 @@ void ExodusWriter::open(const HostMesh &mesh) {
   ExInt max_id = 0;
   for (std::size_t i = 0; i < main_elems; ++i)
     max_id = std::max(max_id, ids[i] = mesh.elem_gid.empty() ? ExInt(i + 1) : ExInt(mesh.elem_gid[i]));
-  for (std::size_t i = main_elems; i < num_elems_; ++i) // extra blocks: ids after the main elements'
-    ids[i] = ++max_id;
+  for (std::size_t i = main_elems; i < num_elems_; ++i) // extra blocks: their own, or after the main elements'
+    ids[i] = mesh.elem_gid.size() == num_elems_ ? ExInt(mesh.elem_gid[i]) : ++max_id;
   exo(ex_put_id_map(exoid_, EX_ELEM_MAP, ids.data()), "ex_put_id_map(elements)", p);
 
   names.clear();

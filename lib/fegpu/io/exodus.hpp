@@ -53,18 +53,20 @@ struct ExodusPart {
 
 /// Writes one mesh and any number of time steps; flushes after each step so a run that dies
 /// leaves a readable file. When the topology changes, start_next_file() continues the output in
-/// the next file of a numbered series (name.e, name.e-s.0001, name.e-s.0002, ...), which ParaView
-/// opens as one dataset in time.
+/// the next file of a numbered series (name.e, name.e-s.0001, name.e-s.0002, ...; a rank's files
+/// name.e.N.r, name.e-s.0001.N.r, ...), which ParaView opens as one dataset in time.
 class ExodusWriter {
 public:
-  /// With `part`, the file is that rank's (`path` already its name) and holds the Nemesis data.
+  /// `path`: the output file the input names. With `part`, the file is that rank's (path.N.r,
+  /// series_name()) and holds the Nemesis data.
   ExodusWriter(std::string path, const HostMesh &mesh, ExodusVariables vars, std::string title = "fegpu-kk",
                ExodusFormat format = {}, const ExodusPart *part = nullptr);
-  /// Continues the series at `path` (a restart) in its file number `file_index` (1-based) after
-  /// its frame `frames`: frames after it are removed, later files of the series too, and the
-  /// series' next files are of `format`. InputError if that file is missing, has fewer frames or
-  /// other variables.
-  ExodusWriter(std::string path, ExodusVariables vars, int file_index, int frames, ExodusFormat format = {});
+  /// Continues the series at `path` (a restart; rank `rank` of `ranks`' files) in its file number
+  /// `file_index` (1-based) after its frame `frames`: frames after it are removed, later files of
+  /// the series too, and the series' next files are of `format`. InputError if that file is
+  /// missing, has fewer frames or other variables.
+  ExodusWriter(std::string path, ExodusVariables vars, int file_index, int frames, ExodusFormat format = {},
+               int rank = 0, int ranks = 1);
   ~ExodusWriter();
   ExodusWriter(const ExodusWriter &) = delete;
   ExodusWriter &operator=(const ExodusWriter &) = delete;
@@ -72,7 +74,9 @@ public:
   /// nodal[v] has num_nodes values, element[v] num_elems values, global one per variable.
   void write_step(double time, const std::vector<const double *> &nodal, const std::vector<const double *> &element,
                   const std::vector<double> &global);
-  void start_next_file(const HostMesh &mesh);
+  /// The next file of the series, of `mesh`; on many ranks with `part`, its Nemesis data (else
+  /// the last file's).
+  void start_next_file(const HostMesh &mesh, const ExodusPart *part = nullptr);
   /// Closes the file, RunError if that fails (the destructor closes it too, without a word).
   void close();
   /// Whether the first file of the series replaced an earlier file of that name.
@@ -82,8 +86,9 @@ public:
 
   const std::string &path() const { return current_; }
   int steps_in_file() const { return step_; }
-  /// Name of file number `index` (1-based) of the series that starts at `base`.
-  static std::string series_name(const std::string &base, int index);
+  /// Name of file number `index` (1-based) of the series that starts at `base`; on many ranks,
+  /// rank `rank`'s (ParaView's convention: the series number, then the rank's suffix).
+  static std::string series_name(const std::string &base, int index, int rank = 0, int ranks = 1);
 
 private:
   void open(const HostMesh &mesh);
@@ -95,7 +100,7 @@ private:
   std::unique_ptr<ExodusPart> part_;
   std::vector<ElementBlock> blocks_; ///< all blocks, the extra ones as ranges after the main elements
   std::vector<int> truth_;           ///< (block, element variable): 1 where it is defined
-  int exoid_ = -1, step_ = 0, file_index_ = 1;
+  int exoid_ = -1, step_ = 0, file_index_ = 1, rank_ = 0, ranks_ = 1;
   bool replaced_ = false;
   std::size_t num_nodes_ = 0, num_elems_ = 0;
 };
