@@ -176,6 +176,7 @@ private:
     GlobalIdView ids;                                // (node): global ids
     Index held = 0;                                  // nodes [0, held) are held here, the rest idle
     DofView mass;                                    // the bulk's lumped mass, idle nodes weighing one
+    std::optional<Crs> renumbered_holders;           // rank_order()'s, in its numbering, for follow_ranks()
   };
   void divide(const HostMesh &mesh, parallel::Decomposition *parts);
   /// Which facets this rank decides (their element of lower position is its own): only those are

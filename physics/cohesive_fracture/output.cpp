@@ -144,12 +144,13 @@ std::optional<ExodusPart> FractureModel::output_part() const {
     p.node_set_sizes[k] =
         long(over_ranks(double(std::count_if(a.begin(), a.end(), [&](Index n) { return n < owned; }))));
   }
-  std::vector<char> border(held, 0);
-  for (Index n : p.border_nodes)
-    border[n] = 1;
-  p.internal_nodes.clear();
+  std::vector<char> border(held, 0); // the nodes shared with another rank
+  for (const auto &list : p.shared)
+    for (Index n : list)
+      border[n] = 1;
+  p.internal_nodes.clear(), p.border_nodes.clear();
   for (Index n = 0; n < held; ++n)
-    if (!border[n]) p.internal_nodes.push_back(n);
+    (border[n] ? p.border_nodes : p.internal_nodes).push_back(n);
   p.internal_elems.clear(), p.border_elems.clear();
   const int npe = element_info(h.type).nodes;
   for (Index e = 0; e < own; ++e) {

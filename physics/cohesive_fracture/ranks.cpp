@@ -235,7 +235,10 @@ Crs FractureModel::holders() const {
 
 IndexView FractureModel::rank_order() {
   Index owned = 0, held = 0;
-  return holder_order(holders(), division_->parts->comm().rank(), owned, held);
+  const Crs h = holders();
+  const IndexView new_id = holder_order(h, division_->parts->comm().rank(), owned, held);
+  division_->renumbered_holders = parallel::renumber_rows(h, new_id); // (not found again after the renumbering)
+  return new_id;
 }
 
 void FractureModel::follow_ranks(const CoordView &coords) {
@@ -248,10 +251,11 @@ void FractureModel::follow_ranks(const CoordView &coords) {
   d.ids = GlobalIdView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::node_gid"), n);
   const GlobalIdView lowest(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::lowest_place"), n + n0);
   split_node_ids(d.input_ids, d.top, cracked_->elem2node, d.position, origin_, lowest, d.ids);
-  const Crs h = holders();
+  const Crs h = d.renumbered_holders ? *d.renumbered_holders : holders();
+  d.renumbered_holders.reset();
   Index owned = 0;
   holder_order(h, me, owned, d.held); // (the counts; after_insertion has numbered the nodes so)
-  d.parts->follow(parallel::shared_nodes(h, d.ids, me), owned, n);
+  d.parts->follow(parallel::shared_nodes(h, d.ids, me), owned);
   // The bulk model on the own elements' rows, a compact copy: a row range of a column-major
   // (GPU) connectivity is strided.
   bulk_.set_topology(own_rows(cracked_->elem2node, d.own), coords, origin_, d.ids);

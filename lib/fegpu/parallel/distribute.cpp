@@ -373,6 +373,26 @@ Crs node_holders(const ConnView &conn, const DeviceView<int *> &elem_owner, cons
   return h;
 }
 
+Crs renumber_rows(const Crs &rows, const IndexView &new_id) {
+  const Index n = static_cast<Index>(new_id.extent(0));
+  const IndexView old_offsets = rows.offsets, old_indices = rows.indices;
+  Crs out;
+  out.offsets = IndexView("fegpu::parallel::renumbered_offsets", n + 1);
+  const IndexView offsets = out.offsets;
+  Kokkos::parallel_for(
+      "fegpu::parallel::renumbered_counts", range(0, n),
+      KOKKOS_LAMBDA(Index i) { offsets(new_id(i) + 1) = old_offsets(i + 1) - old_offsets(i); });
+  out.indices = IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::renumbered_rows"),
+                          prefix_sums(offsets));
+  const IndexView indices = out.indices;
+  Kokkos::parallel_for(
+      "fegpu::parallel::renumber_rows", range(0, n), KOKKOS_LAMBDA(Index i) {
+        for (Index k = old_offsets(i); k < old_offsets(i + 1); ++k)
+          indices(offsets(new_id(i)) + k - old_offsets(i)) = old_indices(k);
+      });
+  return out;
+}
+
 SharedNodes shared_nodes(const Crs &holders, const GlobalIdView &ids, int rank) {
   Kokkos::Profiling::ScopedRegion region("fegpu::parallel::shared_nodes");
   const Index nodes = static_cast<Index>(holders.offsets.extent(0)) - 1;

@@ -79,6 +79,8 @@ struct LocalMesh {
 /// node whose element star is whole on this rank (every node one of its own elements uses).
 Crs node_holders(const ConnView &conn, const DeviceView<int *> &elem_owner, const DeviceView<Index *[2]> &extra,
                  Index nodes);
+/// The rows of `rows` in a new numbering of its sources: row new_id(i) is row i (on the device).
+Crs renumber_rows(const Crs &rows, const IndexView &new_id);
 
 /// The nodes `rank` shares with each other rank, from node_holders(): `neighbors` the other ranks
 /// holding a node `rank` holds, ascending; `shared[k]` those nodes, in the order of their global

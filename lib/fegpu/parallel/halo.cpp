@@ -94,7 +94,11 @@ Decomposition::Decomposition(const HostMesh &global, const Comm &comm, bool gath
       throw e;
     }
   local_ = local_part(global, part, comm.rank(), ghosts);
-  plan(static_cast<Index>(local_.mesh.xyz.size() / 3));
+  plan();
+  shared_flags_.assign(local_.mesh.xyz.size() / 3, 0);
+  for (const auto &list : local_.shared)
+    for (Index n : list)
+      shared_flags_[n] = 1;
 
 #ifdef FEGPU_HAVE_NCCL
   if (exchange_ != Exchange::Staged) { // NCCL joins ranks of distinct GPUs only
@@ -143,6 +147,8 @@ Decomposition::Decomposition(const HostMesh &global, const Comm &comm, bool gath
     p.node_set_ids.push_back(s.id), p.node_set_sizes.push_back(static_cast<long>(s.a.size()));
   for (const auto &s : global.side_sets)
     p.side_set_ids.push_back(s.id), p.side_set_sizes.push_back(static_cast<long>(s.a.size()));
+  for (std::size_t n = 0; n < shared_flags_.size(); ++n)
+    (shared_flags_[n] ? p.border_nodes : p.internal_nodes).push_back(static_cast<Index>(n));
   const std::vector<char> touches = elements_touching(local_.mesh, shared_flags_);
   for (std::size_t e = 0; e < touches.size(); ++e)
     (touches[e] ? p.border_elems : p.internal_elems).push_back(static_cast<Index>(e));
@@ -154,7 +160,7 @@ Decomposition::Decomposition(const HostMesh &global, const Comm &comm, bool gath
   }
 }
 
-void Decomposition::plan(Index nodes) {
+void Decomposition::plan() {
   // Entries sent to each neighbour (its shared nodes, in the order both sides list them), this
   // rank's shared nodes, and for each of those the entries to add, in rank order.
   std::vector<Index> send, self;
@@ -188,26 +194,17 @@ void Decomposition::plan(Index nodes) {
   from_offsets_ = to_device("fegpu::parallel::sum_offsets", from_offsets);
   from_ = to_device("fegpu::parallel::sum_terms", from);
   capacity_nc_ = 0; // the buffers are sized again at the next sum
-
-  shared_flags_.assign(nodes, 0);
-  for (Index n : self)
-    shared_flags_[n] = 1;
-  ExodusPart &p = part_;
-  p.border_nodes.clear(), p.internal_nodes.clear();
-  for (std::size_t n = 0; n < shared_flags_.size(); ++n)
-    (shared_flags_[n] ? p.border_nodes : p.internal_nodes).push_back(static_cast<Index>(n));
-  p.neighbors = local_.neighbors;
-  p.shared = local_.shared;
+  part_.neighbors = local_.neighbors;
+  part_.shared = local_.shared;
 }
 
-void Decomposition::follow(const SharedNodes &shared, Index owned, Index nodes) {
+void Decomposition::follow(const SharedNodes &shared, Index owned) {
   Kokkos::Profiling::ScopedRegion region("fegpu::parallel::follow");
   FEGPU_CHECK(!gather_, "Decomposition::follow: a topology change with output gathered");
   local_.neighbors = shared.neighbors;
   local_.shared = shared.shared;
   local_.owned_nodes = owned;
-  // (The Nemesis element lists stay the input's: no output of a changed topology follows them yet.)
-  plan(nodes);
+  plan();
 }
 
 Index nearest_node(const Decomposition *parts, const CoordView &coords, const std::array<double, 3> &point) {

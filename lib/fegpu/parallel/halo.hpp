@@ -120,7 +120,8 @@ public:
   long global_elements() const { return part_.global_elems; }
   /// Local node n's position in the whole mesh (the order a one-rank run knows it by).
   long node_index(Index n) const { return local_.node_index[n]; }
-  /// One flag per local node: whether another rank holds it too.
+  /// One flag per local node of the division: whether another rank holds it too (the input's
+  /// topology: follow() leaves them).
   const std::vector<char> &shared_nodes() const { return shared_flags_; }
   /// Whether the integrators overlap the exchange with the interior elements' forces (input
   /// `solver: {overlap: true}`, the default), or exchange after all of them.
@@ -152,10 +153,13 @@ public:
     halo_kernels::add(a, b, self_nodes_, from_offsets_, from_, combined_dev_);
   }
 
-  /// The exchange follows a topology that changed (cohesive insertion): this rank now has `nodes`
-  /// nodes, the first `owned` its own, and shares `shared.shared[k]` with rank
-  /// `shared.neighbors[k]` (both sides in the same order). Not with output gathered.
-  void follow(const SharedNodes &shared, Index owned, Index nodes);
+  /// The exchange follows a topology that changed (cohesive insertion): the first `owned` of this
+  /// rank's nodes are its own, and it shares `shared.shared[k]` with rank
+  /// `shared.neighbors[k]` (both sides in the same order). Not with output gathered. Its cost is
+  /// the border's, not the rank's: the Nemesis part's neighbours and shared lists follow, its
+  /// node and element lists stay the input's (a module whose topology changes writes its own,
+  /// ExplicitIntegrator::output_part()).
+  void follow(const SharedNodes &shared, Index owned);
 
   /// This rank's output file's Nemesis data.
   const ExodusPart &exodus_part() const { return part_; }
@@ -168,9 +172,8 @@ public:
   void gather(std::vector<std::vector<double>> &nodal, std::vector<std::vector<double>> &element) const;
 
 private:
-  /// The plan of the exchange from local_'s neighbours and shared lists, and the flags and Nemesis
-  /// lists of this rank's `nodes` nodes that follow from it.
-  void plan(Index nodes);
+  /// The plan of the exchange from local_'s neighbours and shared lists.
+  void plan();
   /// Sizes the buffers for nc components, posts the receives, runs `pack` (into the device
   /// buffers), copies the rows to send to the host, waits for the device and starts the sends.
   void post(int nc, const std::function<void()> &pack) const;
