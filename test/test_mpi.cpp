@@ -325,6 +325,20 @@ protected:
   }
   /// Two history files alike: the same rows, each column within 1e-9 of its largest value (the
   /// reactions are net forces; a probe's velocity like the fields').
+  /// Runs `yaml` on 2 ranks into `out`, stopped by --max-steps `step`, then continued there from
+  /// the checkpoint the stop names (into `checkpoint`, where given).
+  void stop_and_continue(const std::string &yaml, const std::string &out, long step,
+                         std::string *checkpoint = nullptr) {
+    Result r = mpirun(2, yaml, out, "--max-steps " + std::to_string(step));
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto named = r.out.find("--restart ");
+    ASSERT_NE(named, std::string::npos) << r.out;
+    const std::string at = r.out.substr(named + 10, r.out.find(" continues it") - named - 10);
+    r = mpirun(2, yaml, out, "--restart " + at);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("continuing from"), std::string::npos) << r.out;
+    if (checkpoint) *checkpoint = at;
+  }
   static void expect_same_rows(const std::string &one, const std::string &many) {
     const auto rows = [](const std::string &text) {
       std::vector<std::vector<double>> out;
@@ -744,17 +758,13 @@ output:
     SCOPED_TRACE(c.base);
     const std::string input = write_input("input.yaml", replace(c.yaml, "END", c.short_end));
     ASSERT_EQ(mpirun(2, input, "whole").status, 0) << slurp(dir_ / "stderr");
-    Result r = mpirun(2, input, "stopped", "--max-steps 130");
-    ASSERT_EQ(r.status, 0) << r.err;
-    const auto named = r.out.find("--restart ");
-    ASSERT_NE(named, std::string::npos) << r.out;
-    const std::string checkpoint = r.out.substr(named + 10, r.out.find(" continues it") - named - 10);
-    r = mpirun(2, input, "stopped", "--restart " + checkpoint);
-    ASSERT_EQ(r.status, 0) << r.err;
+    std::string checkpoint;
+    stop_and_continue(input, "stopped", 130, &checkpoint);
+    if (HasFatalFailure()) return;
     EXPECT_GT(same_rank_files(dir_ / "whole", dir_ / "stopped", c.base, 2), 4);
     EXPECT_EQ(slurp(dir_ / "stopped" / c.histories), slurp(dir_ / "whole" / c.histories));
     // A checkpoint of 2 ranks does not continue a run of 3.
-    r = mpirun(3, input, "three", "--restart " + checkpoint);
+    Result r = mpirun(3, input, "three", "--restart " + checkpoint);
     EXPECT_EQ(r.status, 2) << r.err;
     EXPECT_EQ(lines_with(r.err, "fegpu-kk:"), 1) << r.err;
     EXPECT_NE(r.err.find("a run on 2 ranks"), std::string::npos) << r.err;
@@ -873,14 +883,7 @@ output:
   // A run on 2 ranks stopped at `step` (--max-steps, amid insertions) and continued from the
   // checkpoint it names: its histories are the run's that went through (`whole`), bit for bit.
   const auto restarts_as_whole = [&](const std::string &yaml, const std::string &whole, int step) {
-    Result r = mpirun(2, yaml, "stopped", "--max-steps " + std::to_string(step));
-    ASSERT_EQ(r.status, 0) << r.err;
-    const auto named = r.out.find("--restart ");
-    ASSERT_NE(named, std::string::npos) << r.out;
-    const std::string checkpoint = r.out.substr(named + 10, r.out.find(" continues it") - named - 10);
-    r = mpirun(2, yaml, "stopped", "--restart " + checkpoint);
-    ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find("continuing from"), std::string::npos) << r.out;
+    stop_and_continue(yaml, "stopped", step);
     EXPECT_EQ(slurp(dir_ / "stopped" / "h.csv"), slurp(dir_ / whole / "h.csv")) << "restarted at step " << step;
   };
   for (const auto &[element, nx, strength, scatter] :
@@ -953,11 +956,7 @@ output:
         EXPECT_EQ(many.global_elems, long(one.elems.size()));
       }
     }
-    Result r = mpirun(2, yaml, "fields_stopped", "--max-steps 700");
-    ASSERT_EQ(r.status, 0) << r.err;
-    r = mpirun(2, yaml, "fields_stopped",
-               "--restart " + (dir_ / "fields_stopped" / "plate_checkpoint_000000700.ckpt").string());
-    ASSERT_EQ(r.status, 0) << r.err;
+    stop_and_continue(yaml, "fields_stopped", 700);
     EXPECT_GT(same_rank_files(dir_ / "fields2", dir_ / "fields_stopped", "plate.e", 2), 10);
   }
   // 3D: a box of TET4 and of TET10 expanding from its centre, its faces cracking under Weibull
