@@ -108,7 +108,7 @@ public:
   /// elements it computes. A cohesive element's id follows the whole mesh's largest element id by
   /// its facet's place (facet_place() + 1), the same on any number of ranks.
   HostMesh output_mesh() const override;
-  std::optional<ExodusPart> output_part() const override;
+  std::optional<ExodusPart> output_part(const HostMesh &mesh) const override;
   ExodusVariables output_variables() const override;
   void fill_output(const DofView &u, const DofView &v, const DofView &a, OutputFrame &frame) override;
   /// The cracks, and the energy balance split into strain and cohesive work.

@@ -127,12 +127,11 @@ HostMesh FractureModel::output_mesh() const {
   return h;
 }
 
-std::optional<ExodusPart> FractureModel::output_part() const {
+std::optional<ExodusPart> FractureModel::output_part(const HostMesh &h) const {
   if (!division_) return std::nullopt;
   const parallel::Decomposition &parts = *division_->parts;
   ExodusPart p = parts.exodus_part(); // its neighbours and shared nodes follow the topology
   const Index held = division_->held, own = division_->own, owned = parts.owned_nodes();
-  const HostMesh h = output_mesh();
   const auto &extra = h.extra_blocks.back();
   p.global_nodes = node_count();
   p.global_elems = long(over_ranks(double(own + extra.size())));
@@ -151,20 +150,18 @@ std::optional<ExodusPart> FractureModel::output_part() const {
   p.internal_nodes.clear(), p.border_nodes.clear();
   for (Index n = 0; n < held; ++n)
     (border[n] ? p.border_nodes : p.internal_nodes).push_back(n);
+  // Border elements touch a border node: the own bulk elements, then the cohesive ones.
   p.internal_elems.clear(), p.border_elems.clear();
-  const int npe = element_info(h.type).nodes;
-  for (Index e = 0; e < own; ++e) {
-    bool at = false;
-    for (int k = 0; k < npe; ++k)
-      at = at || border[h.conn[std::size_t(e) * npe + k]];
-    (at ? p.border_elems : p.internal_elems).push_back(e);
-  }
-  for (std::size_t c = 0; c < extra.size(); ++c) {
-    bool at = false;
-    for (int k = 0; k < extra.nodes_per_elem; ++k)
-      at = at || border[extra.conn[c * extra.nodes_per_elem + k]];
-    (at ? p.border_elems : p.internal_elems).push_back(own + Index(c));
-  }
+  const auto classify = [&](const std::vector<Index> &conn, int npe, Index first) {
+    for (std::size_t e = 0; e * npe < conn.size(); ++e) {
+      bool at = false;
+      for (int k = 0; k < npe; ++k)
+        at = at || border[conn[e * npe + k]];
+      (at ? p.border_elems : p.internal_elems).push_back(first + Index(e));
+    }
+  };
+  classify(h.conn, element_info(h.type).nodes, 0);
+  classify(extra.conn, extra.nodes_per_elem, own);
   return p;
 }
 

@@ -123,7 +123,9 @@ public:
   /// them for one output step.
   virtual std::string title() const = 0;
   virtual HostMesh output_mesh() const = 0;
-  virtual std::optional<ExodusPart> output_part() const { return std::nullopt; } ///< (ExplicitIntegrator's)
+  virtual std::optional<ExodusPart> output_part(const HostMesh & /*mesh*/) const {
+    return std::nullopt;
+  } ///< (ExplicitIntegrator's)
   virtual ExodusVariables output_variables() const = 0;
   virtual void fill_output(const DofView &u, const DofView &v, const DofView &a, OutputFrame &frame) = 0;
   /// Lines for the end-of-run summary at displacement u with the integrator's energies e.
@@ -171,7 +173,7 @@ public:
   EnergyReport energy_report() override;
   std::string title() const override { return model_.title(); }
   HostMesh output_mesh() const override { return model_.output_mesh(); }
-  std::optional<ExodusPart> output_part() const override { return model_.output_part(); }
+  std::optional<ExodusPart> output_part(const HostMesh &mesh) const override { return model_.output_part(mesh); }
   ExodusVariables output_variables() const override { return model_.output_variables(); }
   void fill_output(OutputFrame &frame) override;
   std::vector<double> globals() override { return model_.globals(u_); }

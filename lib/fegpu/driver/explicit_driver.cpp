@@ -116,7 +116,7 @@ void write_frame(AsyncExodusWriter *w, ExplicitIntegrator &in, const Schedule &s
   if (in.take_topology_change() && w->frames_in_file() > 0) {
     StepPhase phase("fegpu::driver::output_mesh", "output_mesh");
     next = in.output_mesh();
-    part = in.output_part();
+    part = in.output_part(*next);
   }
   w->write(in.time(), std::move(f.nodal), std::move(f.element), std::move(globals), std::move(next), std::move(part));
 }
@@ -264,11 +264,13 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
         history_due.set_next(restart->number("run.history_next"));
       }
     } else if (output.fields) {
-      const std::optional<ExodusPart> own = parts && !gathered ? in.output_part() : std::nullopt;
-      if (!gathered || comm.root())
-        writer = std::make_unique<AsyncExodusWriter>(
-            opts.output_path(output.file), gathered ? parts->global_mesh() : in.output_mesh(), vars, in.title(),
-            output.format, parts && !gathered ? (own ? &*own : &parts->exodus_part()) : nullptr);
+      if (!gathered || comm.root()) {
+        const HostMesh mesh = gathered ? parts->global_mesh() : in.output_mesh();
+        const std::optional<ExodusPart> own = parts && !gathered ? in.output_part(mesh) : std::nullopt;
+        writer =
+            std::make_unique<AsyncExodusWriter>(opts.output_path(output.file), mesh, vars, in.title(), output.format,
+                                                parts && !gathered ? (own ? &*own : &parts->exodus_part()) : nullptr);
+      }
       if (writer && !writer->netcdf4_because().empty() && !opts.quiet)
         std::printf("output: netCDF-4 (as format: netcdf4), since the classic format cannot hold this mesh: %s\n",
                     writer->netcdf4_because().c_str());

@@ -77,9 +77,9 @@ public:
   /// variables (its globals follow the driver's time step and energies) and one frame of them.
   virtual std::string title() const = 0;
   virtual HostMesh output_mesh() const = 0;
-  /// On many ranks, the Nemesis data of output_mesh() where the module's output is not the
-  /// decomposition's part (a topology that changes); none: the decomposition's. Collective.
-  virtual std::optional<ExodusPart> output_part() const { return std::nullopt; }
+  /// On many ranks, the Nemesis data of `mesh` (output_mesh()'s) where the module's output is not
+  /// the decomposition's part (a topology that changes); none: the decomposition's. Collective.
+  virtual std::optional<ExodusPart> output_part(const HostMesh & /*mesh*/) const { return std::nullopt; }
   virtual ExodusVariables output_variables() const = 0;
   virtual void fill_output(OutputFrame &frame) = 0;
   /// The module's own globals at time(), one per output_variables().global (frames and
