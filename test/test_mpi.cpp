@@ -579,7 +579,8 @@ output: {file: shell.e, every_time: 0.1, histories: {file: shell.csv, every_step
 }
 
 TEST_F(Mpi, AFailureOnAnyRankEndsEveryRankWithOneMessage) {
-  // Bad input: every rank finds it; one message, status 2.
+  // Bad input: every rank finds it; one message, status 2 (elastodynamics, and at the end cohesive
+  // fracture).
   Result r = mpirun(2, write_input("bad.yaml", replace(kGood, "end_time: 0.5", "end_time: 0.5, bogus: 1")), "bad");
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_EQ(lines_with(r.err, "error:"), 1) << r.err;
@@ -638,6 +639,22 @@ output: {file: bar.e, every_time: 1000.0}
   EXPECT_EQ(r.status, 3) << r.err;
   EXPECT_EQ(lines_with(r.err, "run failed: unstable"), 1) << r.err;
   EXPECT_EQ(lines_with(r.err, "MPI_ABORT"), 0) << "every rank saw it: no abort needed\n" << r.err;
+  // Cohesive fracture alike: a bad key of its own section, and the same bar blowing up from its
+  // stiff end (strong facets: nothing cracks first).
+  const std::string fracture =
+      replace(replace(unstable, "physics: elastodynamics", "physics: cohesive_fracture"),
+              "output: {file: bar.e, every_time: 1000.0}",
+              "fracture:\n  law: {phi_n: 1.0e6, phi_t: 1.0e6, sigma_max: 1.0e6, tau_max: 1.0e6, alpha: 2, beta: 2}\n"
+              "output: {file: bar.e, every_time: 1000.0}");
+  r = mpirun(2, write_input("fracture_bad.yaml", replace(fracture, "fracture:\n", "fracture:\n  bogus: 1\n")),
+             "fracture_bad");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(lines_with(r.err, "fracture: unknown key 'bogus'"), 1) << r.err;
+  EXPECT_EQ(lines_with(r.err, "fegpu-kk:"), 1) << r.err;
+  r = mpirun(2, write_input("fracture_unstable.yaml", fracture), "fracture_unstable");
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_EQ(lines_with(r.err, "run failed: unstable"), 1) << r.err;
+  EXPECT_EQ(lines_with(r.err, "MPI_ABORT"), 0) << r.err;
 }
 
 namespace {
