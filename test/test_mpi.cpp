@@ -339,6 +339,45 @@ protected:
     EXPECT_NE(r.out.find("continuing from"), std::string::npos) << r.out;
     if (checkpoint) *checkpoint = at;
   }
+  /// The values of a histories file's column (named `name`, units or not), row by row.
+  static std::vector<std::string> column(const std::string &text, const std::string &name) {
+    std::istringstream in(text);
+    std::vector<std::string> values;
+    int at = -1;
+    for (std::string line; std::getline(in, line);) {
+      std::vector<std::string> cells;
+      std::istringstream row(line);
+      for (std::string cell; std::getline(row, cell, ',');)
+        cells.push_back(cell);
+      if (at < 0) {
+        for (std::size_t c = 0; c < cells.size(); ++c)
+          if (cells[c].rfind(name, 0) == 0) at = static_cast<int>(c);
+      } else if (!line.empty() && std::isdigit(line[0])) {
+        values.push_back(cells.at(at));
+      }
+    }
+    return values;
+  }
+  /// `yaml` on one rank, `reordered` (the same run, its sums in another order) on one rank, and
+  /// `yaml` on each of `ranks`, their histories `csv` in dir_/`name`N: on every rank count the
+  /// one-rank run's cohesive elements, nodes and fragments at every row, and every column within
+  /// 4 times how far the one-rank run moved in the other order (fragmentation amplifies rounding).
+  void expect_within_rounding(const std::string &yaml, const std::string &reordered, const std::string &csv,
+                              const std::string &name, const std::vector<int> &ranks) {
+    ASSERT_EQ(mpirun(1, yaml, name + "1").status, 0);
+    ASSERT_EQ(mpirun(1, reordered, name + "_reordered").status, 0);
+    const std::string one = slurp(dir_ / (name + "1") / csv);
+    const double rounding = worst_difference(one, slurp(dir_ / (name + "_reordered") / csv));
+    EXPECT_GT(rounding, 0.0) << "the other order changed no bit";
+    for (int n : ranks) {
+      const Result r = mpirun(n, yaml, name + std::to_string(n));
+      ASSERT_EQ(r.status, 0) << r.err;
+      const std::string many = slurp(dir_ / (name + std::to_string(n)) / csv);
+      for (const char *count : {"cohesive_elements", "nodes", "fragments"})
+        EXPECT_EQ(column(many, count), column(one, count)) << n << " ranks, " << count;
+      EXPECT_LE(worst_difference(one, many), 4 * rounding) << n << " ranks";
+    }
+  }
   /// The largest difference between two histories' rows, column by column as a fraction of the
   /// column's largest value in `one` (a crack tip's NaN before a crack: equal to NaN).
   static double worst_difference(const std::string &one, const std::string &other) {
@@ -886,24 +925,6 @@ output:
                            "SHEAR", strength),
                    "SCATTER", scatter);
   };
-  const auto column = [](const std::string &text, const std::string &name) {
-    std::istringstream in(text);
-    std::vector<std::string> values;
-    int at = -1;
-    for (std::string line; std::getline(in, line);) {
-      std::vector<std::string> cells;
-      std::istringstream row(line);
-      for (std::string cell; std::getline(row, cell, ',');)
-        cells.push_back(cell);
-      if (at < 0) {
-        for (std::size_t c = 0; c < cells.size(); ++c)
-          if (cells[c].rfind(name, 0) == 0) at = static_cast<int>(c);
-      } else if (!line.empty() && std::isdigit(line[0])) {
-        values.push_back(cells.at(at));
-      }
-    }
-    return values;
-  };
   // A run on 2 ranks stopped at `step` (--max-steps, amid insertions) and continued from the
   // checkpoint it names: its histories are the run's that went through (`whole`), bit for bit.
   const auto restarts_as_whole = [&](const std::string &yaml, const std::string &whole, int step) {
@@ -991,26 +1012,13 @@ output:
     const std::string yaml = write_input(
         "ring.yaml", replace(example("expanding_ring"), "output: {file: expanding_ring.e, every_time: 2.0e-7}",
                              "output: {fields: false, histories: {file: h.csv, every_time: 1.0e-7}}"));
-    ASSERT_EQ(mpirun(1, yaml, "ring1").status, 0);
-    const std::string one = slurp(dir_ / "ring1" / "h.csv");
-    EXPECT_GT(std::stol(column(one, "fragments").back()), 20) << "the ring breaks";
     // How far the one-rank run moves when only its rounding changes: its forces summed by atomics
     // in element order, not colour by colour (seen: 7e-6 of a column's largest, the energy
     // balance error; 4e-7 the strain energy). Fragmentation amplifies rounding, and the ranks'
     // sums are another order again (seen: 2e-6 on 2 and 4 ranks).
-    ASSERT_EQ(
-        mpirun(1, write_input("ring_atomic.yaml", slurp(yaml) + "solver: {scatter: atomic}\n"), "ring_atomic").status,
-        0);
-    const double rounding = worst_difference(one, slurp(dir_ / "ring_atomic" / "h.csv"));
-    EXPECT_GT(rounding, 0.0) << "the atomic scatter's order changed no bit";
-    for (int n : {2, 4}) {
-      const Result r = mpirun(n, yaml, "ring" + std::to_string(n));
-      ASSERT_EQ(r.status, 0) << r.err;
-      const std::string many = slurp(dir_ / ("ring" + std::to_string(n)) / "h.csv");
-      for (const char *count : {"cohesive_elements", "nodes", "fragments"})
-        EXPECT_EQ(column(many, count), column(one, count)) << n << " ranks, " << count;
-      EXPECT_LE(worst_difference(one, many), 4 * rounding) << n << " ranks";
-    }
+    expect_within_rounding(yaml, write_input("ring_atomic.yaml", slurp(yaml) + "solver: {scatter: atomic}\n"), "h.csv",
+                           "ring", {2, 4});
+    EXPECT_GT(std::stol(column(slurp(dir_ / "ring1" / "h.csv"), "fragments").back()), 20) << "the ring breaks";
   }
   // 3D: a box of TET4 and of TET10 expanding from its centre, its faces cracking under Weibull
   // strengths (the TET10 one into 3 fragments), on 2 and 4 ranks.
@@ -1121,33 +1129,11 @@ TEST_F(Mpi, SlowPmmaMicrobranchingAsOnOneRank) {
   const std::string pmma =
       replace(example("pmma_microbranching"), "  file: pmma_microbranching.e\n", "  fields: false\n");
   const std::string yaml = write_input("pmma.yaml", pmma);
-  ASSERT_EQ(mpirun(1, yaml, "pmma1").status, 0);
-  const std::string one = slurp(dir_ / "pmma1" / "results_histories.csv");
-  const std::string colours =
-      write_input("pmma_colours.yaml", replace(pmma, "solver: {scatter: atomic}", "solver: {scatter: coloring}"));
-  ASSERT_EQ(mpirun(1, colours, "pmma_colours").status, 0);
-  const double rounding = worst_difference(one, slurp(dir_ / "pmma_colours" / "results_histories.csv"));
-  EXPECT_GT(rounding, 0.0) << "the colours' order changed no bit";
-  const auto last = [](const std::string &text, const std::string &name) {
-    std::istringstream in(text);
-    std::string header, line, row;
-    std::getline(in, header);
-    while (std::getline(in, line))
-      if (!line.empty() && std::isdigit(line[0])) row = line;
-    std::istringstream h(header), r(row);
-    for (std::string a, b; std::getline(h, a, ',') && std::getline(r, b, ',');)
-      if (a.rfind(name, 0) == 0) return b;
-    return std::string("?");
-  };
-  EXPECT_GT(std::stol(last(one, "fragments")), 5) << "the crack branches";
-  for (int n : {2, 4}) {
-    const Result r = mpirun(n, yaml, "pmma" + std::to_string(n));
-    ASSERT_EQ(r.status, 0) << r.err;
-    const std::string many = slurp(dir_ / ("pmma" + std::to_string(n)) / "results_histories.csv");
-    for (const char *count : {"cohesive_elements", "nodes", "fragments"})
-      EXPECT_EQ(last(many, count), last(one, count)) << n << " ranks, " << count;
-    EXPECT_LE(worst_difference(one, many), 4 * rounding) << n << " ranks";
-  }
+  expect_within_rounding(
+      yaml, write_input("pmma_colours.yaml", replace(pmma, "solver: {scatter: atomic}", "solver: {scatter: coloring}")),
+      "results_histories.csv", "pmma", {2, 4});
+  EXPECT_GT(std::stol(column(slurp(dir_ / "pmma1" / "results_histories.csv"), "fragments").back()), 5)
+      << "the crack branches";
 }
 
 TEST_F(Mpi, TheNcclExchangeGivesTheStagedOnesBits) {
