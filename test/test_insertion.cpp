@@ -673,9 +673,10 @@ TEST(Insertion, EveryRankSplitsTheNodesItHoldsAsOneRankDoes) {
           for (std::size_t i = 0; i < extra_h.size(); ++i)
             extra_m(i, 0) = extra_h[i][0], extra_m(i, 1) = extra_h[i][1];
           Kokkos::deep_copy(extra, extra_m);
+          fegpu::parallel::HolderStore store;
           const Crs h = fegpu::parallel::node_holders(
               Kokkos::subview(cm.elem2node, std::make_pair(Index(0), Index(position.size())), Kokkos::ALL),
-              fegpu::to_device("owner", owner), extra, cm.num_nodes());
+              fegpu::to_device("owner", owner), extra, cm.num_nodes(), own, r, store);
           const auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), h.offsets);
           const auto hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), h.indices);
           const auto ids_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ids);
@@ -685,7 +686,7 @@ TEST(Insertion, EveryRankSplitsTheNodesItHoldsAsOneRankDoes) {
             EXPECT_EQ(got, holders[ids_h(n)]) << "node " << ids_h(n) << "'s holders";
             EXPECT_EQ(std::size_t(ho(n + 1) - ho(n)), got.size()) << "repeats";
           }
-          const fegpu::parallel::SharedNodes sn = fegpu::parallel::shared_nodes(h, ids, r);
+          const fegpu::parallel::SharedNodes sn = fegpu::parallel::shared_nodes(h, ids, r, store);
           for (std::size_t k = 0; k < sn.neighbors.size(); ++k)
             for (Index n : sn.shared[k])
               lists[{r, sn.neighbors[k]}].push_back(ids_h(n));

@@ -69,6 +69,14 @@ struct CohesivePoint {
 };
 
 /// The energy terms the driver cannot see on its own.
+/// Device storage for the list of bulk elements touching a cohesive element, kept from insertion
+/// to insertion (model_update.cpp).
+struct AdjacentStore {
+  Growing<Index> offsets{"fegpu::cohesive::adjacent_offsets"},
+      colour_offsets{"fegpu::cohesive::adjacent_colour_offsets"}, elems{"fegpu::cohesive::adjacent"},
+      positions{"fegpu::cohesive::positions"};
+};
+
 struct FractureEnergies {
   double strain = 0;               ///< bulk strain energy
   double cohesive_work = 0;        ///< work done on the cohesive elements
@@ -176,14 +184,21 @@ private:
     GlobalIdView ids;                                // (node): global ids
     Index held = 0;                                  // nodes [0, held) are held here, the rest idle
     DofView mass;                                    // the bulk's lumped mass, idle nodes weighing one
-    std::optional<Crs> renumbered_holders;           // rank_order()'s, in its numbering, for follow_ranks()
+    Index owned = 0;                                 // nodes [0, owned) are this rank's own
+    std::optional<Crs> holders_now;                  // rank_order()'s, in its numbering, for follow_ranks()
+    // Device storage kept from insertion to insertion (Growing): a rank allocates nothing there.
+    parallel::HolderStore holder_store;
+    Growing<Index> incidence_store{"fegpu::cohesive::incidences"}, order_store{"fegpu::cohesive::rank_order"},
+        own_rows_store{"fegpu::cohesive::own_connectivity"};
+    Growing<GlobalId> ids_store{"fegpu::mesh::node_gid"}, lowest_store{"fegpu::cohesive::lowest_place"};
+    Growing<Real> mass_store{"fegpu::cohesive::mass"};
   };
   void divide(const HostMesh &mesh, parallel::Decomposition *parts);
   /// Which facets this rank decides (their element of lower position is its own): only those are
   /// crackable here, and only their cohesive elements computed.
   void decide_facets();
   /// The ranks holding each node: the owners of its elements and of its cohesive elements.
-  Crs holders() const;
+  Crs holders();
   /// A numbering with this rank's own nodes first, then the others it holds, then the idle ones
   /// (new_id(i): node i's new index).
   IndexView rank_order();
@@ -255,14 +270,17 @@ private:
                                      Growing<Index>("fegpu::cohesive::origin")};
   Growing<Real> coords_store_[2] = {Growing<Real>("fegpu::mesh::coords"), Growing<Real>("fegpu::mesh::coords")};
   int store_ = 0;
-  mutable Growing<Real> values_store_{"fegpu::cohesive::output_values"}; // a frame's cohesive values
-  mutable Growing<Index> quad_store_{"fegpu::cohesive::output_quads"};   // and their QUAD4s or WEDGE6s
+  Growing<Index> renumbered_store_[2] = {Growing<Index>("fegpu::cohesive::carry"),
+                                         Growing<Index>("fegpu::cohesive::origin")}; // carry_ and origin_, renumbered
+  mutable Growing<Real> values_store_{"fegpu::cohesive::output_values"};             // a frame's cohesive values
+  mutable Growing<Index> quad_store_{"fegpu::cohesive::output_quads"};               // and their QUAD4s or WEDGE6s
   /// Bulk elements touching a cohesive element, grouped by colour, with the colouring's shape
   /// (colour by colour only).
   struct Adjacent {
     IndexView elems;
     Coloring coloring;
     Index count = 0;
+    AdjacentStore store; // what elems and coloring's list alias
   } adjacent_;
   IndexView fragment_parent_; // (bulk element): the fragment count's scratch
   /// The last fragment count, and the number of failed cohesive elements it was counted with

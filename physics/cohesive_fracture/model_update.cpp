@@ -19,9 +19,9 @@ void gather(const IndexView &v, const IndexView &map, const IndexView &out) {
       KOKKOS_LAMBDA(Index i) { out(i) = v(map(i)); });
 }
 
-/// out(new_id(i)) = v(i).
-IndexView permute(const IndexView &v, const IndexView &new_id) {
-  IndexView out(Kokkos::view_alloc(Kokkos::WithoutInitializing, v.label()), v.extent(0));
+/// out(new_id(i)) = v(i), into `store`.
+IndexView permute(const IndexView &v, const IndexView &new_id, Growing<Index> &store) {
+  const IndexView out = store.view(static_cast<Index>(v.extent(0)));
   Kokkos::parallel_for(
       "fegpu::cohesive::permute", range(0, static_cast<Index>(v.extent(0))),
       KOKKOS_LAMBDA(Index i) { out(new_id(i)) = v(i); });
@@ -79,12 +79,13 @@ void ordered_points(const DeviceView<CohesivePoint **> &pts, const IndexView &ol
       });
 }
 
-/// The bulk elements touching a cohesive element, in colour order, and per-colour offsets.
+/// The bulk elements touching a cohesive element, in colour order, and per-colour offsets (into
+/// `adjacent`'s storage, which the list aliases).
 void adjacent_elements(const Coloring &col, const DeviceView<Index **> &e2f, const IndexView &facet2coh,
-                       IndexView &list, std::vector<Index> &offsets) {
+                       AdjacentStore &store, IndexView &list, std::vector<Index> &offsets) {
   const IndexView order = col.color2elem.indices;
   const Index ne = static_cast<Index>(order.extent(0));
-  IndexView pos(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::adjacent_offsets"), ne + 1);
+  const IndexView pos = store.offsets.view(ne + 1);
   Kokkos::parallel_scan(
       "fegpu::cohesive::adjacent_count", range(0, ne + 1), KOKKOS_LAMBDA(Index i, Index & k, bool final) {
         if (final) pos(i) = k;
@@ -97,19 +98,23 @@ void adjacent_elements(const Coloring &col, const DeviceView<Index **> &e2f, con
       });
   // Only the per-colour offsets come to the host (the last is the total), not the whole scan.
   const IndexView colour_offsets = col.color2elem.offsets;
-  IndexView at(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::adjacent_colour_offsets"),
-               col.num_colors + 1);
+  const IndexView at = store.colour_offsets.view(col.num_colors + 1);
   Kokkos::parallel_for(
       "fegpu::cohesive::adjacent_colour_offsets", range(0, col.num_colors + 1),
       KOKKOS_LAMBDA(Index c) { at(c) = pos(colour_offsets(c)); });
   const auto at_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), at);
   offsets.assign(at_h.data(), at_h.data() + at_h.extent(0));
-  list =
-      IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::adjacent"), offsets[col.num_colors]);
+  list = store.elems.view(offsets[col.num_colors]);
   Kokkos::parallel_for(
       "fegpu::cohesive::adjacent_fill", range(0, ne), KOKKOS_LAMBDA(Index i) {
         if (pos(i + 1) > pos(i)) list(pos(i)) = order(i);
       });
+}
+
+/// 0, 1, ..., n - 1 into v.
+void fill_iota(const IndexView &v) {
+  Kokkos::parallel_for(
+      "fegpu::cohesive::positions", range(0, static_cast<Index>(v.extent(0))), KOKKOS_LAMBDA(Index i) { v(i) = i; });
 }
 
 } // namespace
@@ -117,8 +122,7 @@ void adjacent_elements(const Coloring &col, const DeviceView<Index **> &e2f, con
 /// 0, 1, ..., n - 1.
 IndexView iota(Index n) {
   IndexView v(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::positions"), n);
-  Kokkos::parallel_for(
-      "fegpu::cohesive::positions", range(0, n), KOKKOS_LAMBDA(Index i) { v(i) = i; });
+  fill_iota(v);
   return v;
 }
 
@@ -174,8 +178,8 @@ void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
   if (division_ || config_.renumber_nodes) { // many ranks: this rank's own nodes first, idle ones last
     const IndexView new_id = division_ ? rank_order() : locality_order(cracked_->elem2node, n);
     cracked_->renumber_nodes(new_id);
-    src = permute(src, new_id);
-    origin = permute(origin, new_id);
+    src = permute(src, new_id, renumbered_store_[0]);
+    origin = permute(origin, new_id, renumbered_store_[1]);
   }
   carry_ = src;
   origin_ = origin;
@@ -215,10 +219,11 @@ void FractureModel::follow_topology(const CoordView &coords) {
   // compacted list of bulk elements touching a cohesive element, as a colouring of its own.
   Coloring &ac = adjacent_.coloring;
   const Coloring &col = division_ ? division_->coloring : bulk_.coloring();
-  adjacent_elements(col, topology_.elem2facet, cracked_->facet2coh, adjacent_.elems, ac.offsets_h);
+  adjacent_elements(col, topology_.elem2facet, cracked_->facet2coh, adjacent_.store, adjacent_.elems, ac.offsets_h);
   ac.num_colors = col.num_colors;
   adjacent_.count = static_cast<Index>(adjacent_.elems.extent(0));
-  ac.color2elem.indices = iota(adjacent_.count);
+  ac.color2elem.indices = adjacent_.store.positions.view(adjacent_.count);
+  fill_iota(ac.color2elem.indices);
   peak_bytes_ = std::max(peak_bytes_, memory_bytes());
 }
 

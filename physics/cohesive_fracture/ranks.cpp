@@ -11,6 +11,7 @@
 /// exchange follows the new holders.
 #include "cohesive_facet.hpp"
 #include "fegpu/core/error.hpp"
+#include "fegpu/driver/progress.hpp"
 #include "fegpu/parallel/distribute.hpp"
 
 #include <algorithm>
@@ -32,18 +33,20 @@ void decide(const Topology &t, const IndexView &position, const DeviceView<int *
       });
 }
 
-/// (node, rank) rows for each cohesive element's nodes, both faces, with the rank that computes it.
+/// (node, rank) rows for each cohesive element's nodes, both faces, with the rank that computes it;
+/// rank -1 (no row) where both its elements are this rank's own (`own`): this rank computes it,
+/// and its own elements already hold every node of it.
 template <int NPE>
-DeviceView<Index *[2]> cohesive_incidences(const ConnView &conn, const CohesiveSides &sides, Index nc,
-                                           const IndexView &position, const DeviceView<int *> &owner) {
+DeviceView<Index *[2]> cohesive_incidences(const ConnView &conn, const CohesiveSides &sides, Index nc, Index own,
+                                           const IndexView &position, const DeviceView<int *> &owner,
+                                           Growing<Index> &store) {
   constexpr int NPF = kFacetNodes<NPE>;
   constexpr ElementType type = solid_type<NPE>();
-  DeviceView<Index *[2]> rows(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::incidences"),
-                              std::size_t(nc) * 2 * NPF);
+  const auto rows = store.view<DeviceView<Index *[2]>>(nc * 2 * NPF);
   Kokkos::parallel_for(
       "fegpu::cohesive::incidences", range(0, nc), KOKKOS_LAMBDA(Index c) {
         const Index a = sides.elem(c, 0), b = sides.elem(c, 1);
-        const int rank = owner(position(b) < position(a) ? b : a);
+        const int rank = a < own && b < own ? -1 : owner(position(b) < position(a) ? b : a);
         for (int s = 0; s < 2; ++s)
           for (int j = 0; j < NPF; ++j) {
             const std::size_t r = (std::size_t(c) * 2 + s) * NPF + j;
@@ -54,45 +57,56 @@ DeviceView<Index *[2]> cohesive_incidences(const ConnView &conn, const CohesiveS
   return rows;
 }
 
-/// A numbering with this rank's own nodes first (lowest holder this rank), then the others it
-/// holds, then the idle ones, each group in its present order; `held` gets the first two groups'
-/// size, `owned` the first's.
-IndexView holder_order(const Crs &h, int rank, Index &owned, Index &held) {
+/// A node's group: 0 this rank's own (its lowest holder is this rank), 1 held here and by a lower
+/// rank, 2 idle here (not held).
+KOKKOS_INLINE_FUNCTION int node_group(const IndexView &offsets, const IndexView &ranks, Index i, int rank) {
+  bool mine = false;
+  for (Index k = offsets(i); k < offsets(i + 1); ++k)
+    mine = mine || ranks(k) == rank;
+  return !mine ? 2 : ranks(offsets(i)) == rank ? 0 : 1;
+}
+
+/// Nodes in groups 0 and 1 (two counts in one 64-bit sum: 0's in the low half, 1's in the high).
+constexpr int64_t kGroupOne = int64_t(1) << 32;
+KOKKOS_INLINE_FUNCTION int64_t group_count(int g) { return g == 0 ? 1 : g == 1 ? kGroupOne : 0; }
+
+/// `owned` gets the size of group 0, `held` that of groups 0 and 1.
+void group_sizes(const Crs &h, int rank, Index &owned, Index &held) {
   const Index n = static_cast<Index>(h.offsets.extent(0)) - 1;
   const IndexView offsets = h.offsets, ranks = h.indices;
-  DeviceView<uint8_t *> group(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::node_group"), n);
-  Kokkos::parallel_for(
-      "fegpu::cohesive::node_group", range(0, n), KOKKOS_LAMBDA(Index i) {
-        bool mine = false;
-        for (Index k = offsets(i); k < offsets(i + 1); ++k)
-          mine = mine || ranks(k) == rank;
-        group(i) = !mine ? 2 : ranks(offsets(i)) == rank ? 0 : 1;
+  int64_t counts = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::cohesive::group_sizes", range(0, n),
+      KOKKOS_LAMBDA(Index i, int64_t & c) { c += group_count(node_group(offsets, ranks, i, rank)); }, counts);
+  owned = static_cast<Index>(counts % kGroupOne);
+  held = owned + static_cast<Index>(counts / kGroupOne);
+}
+
+/// A numbering with this rank's own nodes first, then the others it holds, then the idle ones,
+/// each group in its present order (one scan); `held` gets the first two groups' size, `owned`
+/// the first's.
+IndexView holder_order(const Crs &h, int rank, Index &owned, Index &held, Growing<Index> &store) {
+  const Index n = static_cast<Index>(h.offsets.extent(0)) - 1;
+  const IndexView offsets = h.offsets, ranks = h.indices;
+  group_sizes(h, rank, owned, held);
+  const IndexView new_id = store.view(n);
+  const Index own = owned, kept = held;
+  Kokkos::parallel_scan(
+      "fegpu::cohesive::rank_order", range(0, n), KOKKOS_LAMBDA(Index i, int64_t & before, bool final) {
+        const int g = node_group(offsets, ranks, i, rank);
+        if (final) {
+          const Index zero = static_cast<Index>(before % kGroupOne), one = static_cast<Index>(before / kGroupOne);
+          new_id(i) = g == 0 ? zero : g == 1 ? own + one : kept + (i - zero - one);
+        }
+        before += group_count(g);
       });
-  Index counts[3] = {0, 0, 0};
-  for (int g = 0; g < 3; ++g) {
-    Index c = 0;
-    Kokkos::parallel_reduce(
-        "fegpu::cohesive::group_size", range(0, n), KOKKOS_LAMBDA(Index i, Index & s) { s += group(i) == g; }, c);
-    counts[g] = c;
-  }
-  owned = counts[0], held = counts[0] + counts[1];
-  IndexView new_id(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::rank_order"), n);
-  for (int g = 0; g < 3; ++g) {
-    const Index base = g == 0 ? 0 : g == 1 ? owned : held;
-    Kokkos::parallel_scan(
-        "fegpu::cohesive::rank_order", range(0, n), KOKKOS_LAMBDA(Index i, Index & k, bool final) {
-          if (group(i) != g) return;
-          if (final) new_id(i) = base + k;
-          ++k;
-        });
-  }
   return new_id;
 }
 
 /// The first `own` rows of conn, compact.
-ConnView own_rows(const ConnView &conn, Index own) {
+ConnView own_rows(const ConnView &conn, Index own, Growing<Index> &store) {
   const int npe = static_cast<int>(conn.extent(1));
-  ConnView out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::own_connectivity"), own, npe);
+  const ConnView out = store.view<ConnView>(own, npe);
   Kokkos::parallel_for(
       "fegpu::cohesive::own_connectivity", range(0, own), KOKKOS_LAMBDA(Index e) {
         for (int k = 0; k < npe; ++k)
@@ -222,22 +236,23 @@ Index FractureModel::exchange_flags(Index flagged) {
   return flagged + static_cast<Index>(raise.size());
 }
 
-Crs FractureModel::holders() const {
-  const Division &d = *division_;
+Crs FractureModel::holders() {
+  Division &d = *division_;
   return with_nodes(d.mesh.type, [&](auto npe) {
     return parallel::node_holders(cracked_->elem2node, d.owner,
                                   cohesive_incidences<decltype(npe)::value>(cracked_->elem2node, cracked_->sides(),
-                                                                            cracked_->num_cohesive(), d.position,
-                                                                            d.owner),
-                                  cracked_->num_nodes());
+                                                                            cracked_->num_cohesive(), d.own, d.position,
+                                                                            d.owner, d.incidence_store),
+                                  cracked_->num_nodes(), d.own, d.parts->comm().rank(), d.holder_store);
   });
 }
 
 IndexView FractureModel::rank_order() {
-  Index owned = 0, held = 0;
+  StepPhase phase("fegpu::cohesive::exchange_plan", "exchange_plan");
+  Division &d = *division_;
   const Crs h = holders();
-  const IndexView new_id = holder_order(h, division_->parts->comm().rank(), owned, held);
-  division_->renumbered_holders = parallel::renumber_rows(h, new_id); // (not found again after the renumbering)
+  const IndexView new_id = holder_order(h, d.parts->comm().rank(), d.owned, d.held, d.order_store);
+  d.holders_now = parallel::renumber_rows(h, new_id, d.holder_store); // (not found again after the renumbering)
   return new_id;
 }
 
@@ -248,18 +263,21 @@ void FractureModel::follow_ranks(const CoordView &coords) {
   d.mesh.elem2node = cracked_->elem2node;
   d.mesh.coords = coords;
   // Global ids from the topology of the whole layer, where every held node's star is whole.
-  d.ids = GlobalIdView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::mesh::node_gid"), n);
-  const GlobalIdView lowest(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::lowest_place"), n + n0);
-  split_node_ids(d.input_ids, d.top, cracked_->elem2node, d.position, origin_, lowest, d.ids);
-  const Crs h = d.renumbered_holders ? *d.renumbered_holders : holders();
-  d.renumbered_holders.reset();
-  Index owned = 0;
-  holder_order(h, me, owned, d.held); // (the counts; after_insertion has numbered the nodes so)
-  d.parts->follow(parallel::shared_nodes(h, d.ids, me), owned);
+  d.ids = d.ids_store.view(n);
+  split_node_ids(d.input_ids, d.top, cracked_->elem2node, d.position, origin_, d.lowest_store.view(n + n0), d.ids);
+  {
+    StepPhase phase("fegpu::cohesive::exchange_plan", "exchange_plan");
+    if (!d.holders_now) { // a restore: the nodes are numbered so already
+      d.holders_now = holders();
+      group_sizes(*d.holders_now, me, d.owned, d.held);
+    }
+    d.parts->follow(parallel::shared_nodes(*d.holders_now, d.ids, me, d.holder_store), d.owned);
+    d.holders_now.reset();
+  }
   // The bulk model on the own elements' rows, a compact copy: a row range of a column-major
   // (GPU) connectivity is strided.
-  bulk_.set_topology(own_rows(cracked_->elem2node, d.own), coords, origin_, d.ids);
-  d.mass = DofView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::mass"), n, bulk_.dim());
+  bulk_.set_topology(own_rows(cracked_->elem2node, d.own, d.own_rows_store), coords, origin_, d.ids);
+  d.mass = d.mass_store.view<DofView>(n, bulk_.dim());
   idle_mass(bulk_.lumped_mass(), d.held, d.mass);
 }
 

@@ -314,40 +314,66 @@ Index prefix_sums(const IndexView &v) {
 } // namespace
 
 Crs node_holders(const ConnView &conn, const DeviceView<int *> &elem_owner, const DeviceView<Index *[2]> &extra,
-                 Index nodes) {
+                 Index nodes, Index own, int rank, HolderStore &store) {
   Kokkos::Profiling::ScopedRegion region("fegpu::parallel::node_holders");
   const Index ne = static_cast<Index>(conn.extent(0)), nx = static_cast<Index>(extra.extent(0));
   const int npe = static_cast<int>(conn.extent(1));
   // Every (node, rank) incidence placed in its node's row, each row sorted and its repeats
-  // dropped, then the rows packed.
-  IndexView all_offsets("fegpu::parallel::holder_offsets", nodes + 1);
+  // dropped, then the rows packed. This rank's own incidences (its elements, and the extra rows
+  // of its rank) only mark the node (cursor 1, one entry), in a pass of their own before the
+  // others' counted ones.
+  const IndexView counts = store.counts.view(nodes + 1), cursor = store.cursor.view(nodes);
+  Kokkos::deep_copy(ExecSpace(), counts, 0);
+  Kokkos::deep_copy(ExecSpace(), cursor, 0);
+  const auto incidence = KOKKOS_LAMBDA(Index i, int k, Index &node, int &r) {
+    if (i < ne) {
+      node = conn(i, k), r = i < own ? rank : elem_owner(i);
+    } else {
+      node = extra(i - ne, 0), r = k == 0 ? static_cast<int>(extra(i - ne, 1)) : -1;
+    }
+  };
   Kokkos::parallel_for(
-      "fegpu::parallel::count_holders", range(0, ne + nx), KOKKOS_LAMBDA(Index i) {
-        if (i >= ne) return void(Kokkos::atomic_inc(&all_offsets(extra(i - ne, 0) + 1)));
-        for (int k = 0; k < npe; ++k)
-          Kokkos::atomic_inc(&all_offsets(conn(i, k) + 1));
-      });
-  const Index total = prefix_sums(all_offsets);
-  IndexView all(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::holder_ranks"), total);
-  IndexView cursor("fegpu::parallel::holder_cursor", nodes);
-  Kokkos::parallel_for(
-      "fegpu::parallel::fill_holders", range(0, ne + nx), KOKKOS_LAMBDA(Index i) {
-        if (i >= ne) {
-          const Index n = extra(i - ne, 0);
-          all(all_offsets(n) + Kokkos::atomic_fetch_inc(&cursor(n))) = extra(i - ne, 1);
-          return;
-        }
+      "fegpu::parallel::mark_own_holder", range(0, ne + nx), KOKKOS_LAMBDA(Index i) {
+        if (i >= own && i < ne) return;
         for (int k = 0; k < npe; ++k) {
-          const Index n = conn(i, k);
-          all(all_offsets(n) + Kokkos::atomic_fetch_inc(&cursor(n))) = elem_owner(i);
+          Index n;
+          int r;
+          incidence(i, k, n, r);
+          if (r == rank && r >= 0) cursor(n) = 1, counts(n + 1) = 1; // (every writer writes the same)
+        }
+      });
+  Kokkos::parallel_for(
+      "fegpu::parallel::count_holders", range(own, ne + nx), KOKKOS_LAMBDA(Index i) {
+        for (int k = 0; k < npe; ++k) {
+          Index n;
+          int r;
+          incidence(i, k, n, r);
+          if (r >= 0 && r != rank) Kokkos::atomic_inc(&counts(n + 1));
+        }
+      });
+  const Index total = prefix_sums(counts);
+  const IndexView all = store.all.view(total);
+  Kokkos::parallel_for(
+      "fegpu::parallel::own_holder", range(0, nodes), KOKKOS_LAMBDA(Index n) {
+        if (cursor(n)) all(counts(n)) = rank;
+      });
+  Kokkos::parallel_for(
+      "fegpu::parallel::fill_holders", range(own, ne + nx), KOKKOS_LAMBDA(Index i) {
+        for (int k = 0; k < npe; ++k) {
+          Index n;
+          int r;
+          incidence(i, k, n, r);
+          if (r >= 0 && r != rank) all(counts(n) + Kokkos::atomic_fetch_inc(&cursor(n))) = r;
         }
       });
   Crs h;
-  h.offsets = IndexView("fegpu::parallel::holder_offsets", nodes + 1);
+  h.offsets = store.offsets.view(nodes + 1);
   const IndexView offsets = h.offsets;
   Kokkos::parallel_for(
-      "fegpu::parallel::sort_holders", range(0, nodes), KOKKOS_LAMBDA(Index n) {
-        const Index b = all_offsets(n), e = all_offsets(n + 1);
+      "fegpu::parallel::sort_holders", range(0, nodes + 1), KOKKOS_LAMBDA(Index n) {
+        if (n == 0) return void(offsets(0) = 0);
+        --n;
+        const Index b = counts(n), e = counts(n + 1);
         for (Index i = b + 1; i < e; ++i) {
           const Index v = all(i);
           Index j = i - 1;
@@ -363,27 +389,28 @@ Crs node_holders(const ConnView &conn, const DeviceView<int *> &elem_owner, cons
         offsets(n + 1) = unique;
       });
   const Index kept = prefix_sums(offsets);
-  h.indices = IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::holders"), kept);
+  h.indices = store.indices.view(kept);
   const IndexView ranks = h.indices;
   Kokkos::parallel_for(
       "fegpu::parallel::pack_holders", range(0, nodes), KOKKOS_LAMBDA(Index n) {
         for (Index i = offsets(n); i < offsets(n + 1); ++i)
-          ranks(i) = all(all_offsets(n) + i - offsets(n));
+          ranks(i) = all(counts(n) + i - offsets(n));
       });
   return h;
 }
 
-Crs renumber_rows(const Crs &rows, const IndexView &new_id) {
+Crs renumber_rows(const Crs &rows, const IndexView &new_id, HolderStore &store) {
   const Index n = static_cast<Index>(new_id.extent(0));
   const IndexView old_offsets = rows.offsets, old_indices = rows.indices;
   Crs out;
-  out.offsets = IndexView("fegpu::parallel::renumbered_offsets", n + 1);
+  out.offsets = store.renumbered_offsets.view(n + 1);
   const IndexView offsets = out.offsets;
   Kokkos::parallel_for(
-      "fegpu::parallel::renumbered_counts", range(0, n),
-      KOKKOS_LAMBDA(Index i) { offsets(new_id(i) + 1) = old_offsets(i + 1) - old_offsets(i); });
-  out.indices = IndexView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::renumbered_rows"),
-                          prefix_sums(offsets));
+      "fegpu::parallel::renumbered_counts", range(0, n + 1), KOKKOS_LAMBDA(Index i) {
+        if (i == n) return void(offsets(0) = 0);
+        offsets(new_id(i) + 1) = old_offsets(i + 1) - old_offsets(i);
+      });
+  out.indices = store.renumbered_indices.view(prefix_sums(offsets));
   const IndexView indices = out.indices;
   Kokkos::parallel_for(
       "fegpu::parallel::renumber_rows", range(0, n), KOKKOS_LAMBDA(Index i) {
@@ -393,7 +420,7 @@ Crs renumber_rows(const Crs &rows, const IndexView &new_id) {
   return out;
 }
 
-SharedNodes shared_nodes(const Crs &holders, const GlobalIdView &ids, int rank) {
+SharedNodes shared_nodes(const Crs &holders, const GlobalIdView &ids, int rank, HolderStore &store) {
   Kokkos::Profiling::ScopedRegion region("fegpu::parallel::shared_nodes");
   const Index nodes = static_cast<Index>(holders.offsets.extent(0)) - 1;
   const IndexView offsets = holders.offsets, ranks = holders.indices;
@@ -403,7 +430,7 @@ SharedNodes shared_nodes(const Crs &holders, const GlobalIdView &ids, int rank) 
     return false;
   };
   // (other rank, global id, node) for each border node this rank holds and each other holder.
-  IndexView at(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::border_entries"), nodes + 1);
+  const IndexView at = store.border_at.view(nodes + 1);
   Index entries = 0;
   Kokkos::parallel_scan(
       "fegpu::parallel::count_border", range(0, nodes + 1),
@@ -412,8 +439,7 @@ SharedNodes shared_nodes(const Crs &holders, const GlobalIdView &ids, int rank) 
         if (n < nodes && mine(n)) sum += offsets(n + 1) - offsets(n) - 1;
       },
       entries);
-  DeviceView<GlobalId *[3]> rows(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::border_rows"),
-                                 entries);
+  const auto rows = store.border_rows.view<DeviceView<GlobalId *[3]>>(entries);
   Kokkos::parallel_for(
       "fegpu::parallel::list_border", range(0, nodes), KOKKOS_LAMBDA(Index n) {
         if (at(n + 1) == at(n)) return;
