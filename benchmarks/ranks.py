@@ -9,7 +9,8 @@ A problem is KIND:ELEMENTS[:weak]: `t6`, elastodynamics of a T6 strip (a velocit
 end), `cylinder`, the seed's pinched MITC4 cylinder (standard scheme, atomic scatter), or `ring`,
 the expanding ring example fragmenting (T6 cells about square, pre-stretched to just below the
 mean strength, so that facets crack from the first steps and on; a stress check every step, and
-the row counts the cohesive elements inserted); ELEMENTS
+the row counts the cohesive elements inserted), or `pmma`, the PMMA microbranching example's plate
+(config/pmma_microbranching.yaml, its crack running from the first steps); ELEMENTS
 in all (strong scaling) or, with `weak`, a rank. A layout is RANKSxTHREADS (threads: OpenMP
 threads a rank; 0 leaves Kokkos' default, as on a GPU, where each rank takes its own device).
 Weak scaling keeps a rank's threads: each layout RxT of several ranks is set against 1xT.
@@ -21,7 +22,7 @@ what they time. `--no-profile` names problems (KIND or KIND_weak) run plainly on
 exchange's share (each profiled run repeats the set-up, which on 1e7 elements takes longer than
 the steps). `--exchange` names the exchange of several ranks (`solver: {exchange}`; both: NCCL
 and staged, rows suffixed /nccl and /staged; auto, the default, leaves the program's choice).
-Rows go to FILE.json in the form of Google Benchmark's output, program "ranks", for report.py.
+With --profile, a row keeps every phase's time a step (phases_ms). Rows go to FILE.json in the form of Google Benchmark's output, program "ranks", for report.py.
 """
 import argparse
 import json
@@ -73,6 +74,26 @@ output: {{file: ring.e, fields: false}}
 """
 
 
+PMMA = """physics: cohesive_fracture
+mesh: {{generator: rectangle, element: tri6, diagonals: alternate, nx: {nx}, ny: {ny}, lx: 0.016, ly: 0.004,
+       y0: -0.002}}
+materials:
+  pmma: {{density: 1190, youngs_modulus: 3.24e9, poissons_ratio: 0.35, plane: stress, thickness: 1.0}}
+boundary_conditions:
+  - {{type: displacement, node_set: top, components: y, value: 3.0e-5}}
+  - {{type: displacement, node_set: bottom, components: y, value: -3.0e-5}}
+initial_conditions:
+  displacement: {{x: "-0.35*0.015*(x - 0.008)", y: "0.015*y"}}
+solver: {{scatter: atomic, overlap: {overlap}{exchange}}}
+fracture:
+  law: {{phi_n: 352.3, phi_t: 352.3, sigma_max: 129.6e6, tau_max: 129.6e6, alpha: 2, beta: 2}}
+  notches: [[0.0, 0.0, 0.002, 0.0]]
+  check_every: 1
+time: {{end_time: 1.6e-5, safety_factor: 0.5}}
+output: {{file: pmma.e, fields: false}}
+"""
+
+
 def problem_input(kind, elements, overlap, exchange="auto"):
     """The input of about `elements` elements, and how many it has."""
     flag = "true" if overlap else "false"
@@ -88,7 +109,10 @@ def problem_input(kind, elements, overlap, exchange="auto"):
         nr = max(2, round(math.sqrt(elements / (4 * math.pi * 10))))
         nt = max(8, round(elements / (2 * nr)))
         return RING.format(nt=nt, nr=nr, overlap=flag, exchange=exchange), 2 * nt * nr
-    raise SystemExit(f"ranks.py: unknown problem kind '{kind}' (t6, cylinder, ring)")
+    if kind == "pmma":  # the 16 mm x 4 mm plate in nx x ny cells of two triangles, nx = 4 ny
+        ny = max(1, round(math.sqrt(elements / 8)))
+        return PMMA.format(nx=4 * ny, ny=ny, overlap=flag, exchange=exchange), 8 * ny * ny
+    raise SystemExit(f"ranks.py: unknown problem kind '{kind}' (t6, cylinder, ring, pmma)")
 
 
 def run(a, ranks, threads, yaml_text, extra, scratch):
@@ -167,6 +191,9 @@ def main():
                     step_phases = {k: v for k, v in profiled.items() if k not in ("setup", "start", "output")}
                     exchange = profiled.get("exchange", (0.0, 0))[0]
                     row["exchange_share"] = exchange / max(sum(s for s, _ in step_phases.values()), 1e-30)
+                    # The profiled run's phases, ms a step (fracture: the exchange plan's rebuild
+                    # against the insertion it follows).
+                    row["phases_ms"] = {k: 1e3 * v / a.steps for k, (v, _) in step_phases.items()}
                 rows.append(row)
                 with open(a.out, "w") as fh:  # after every row: a run cut short keeps what it measured
                     json.dump({"context": {}, "benchmarks": rows}, fh, indent=1)
