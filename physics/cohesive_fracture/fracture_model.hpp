@@ -136,7 +136,7 @@ public:
   void restore(const CheckpointReader &r) override;
 
   /// Checks the facets' tractions at displacement u and inserts cohesive elements where the
-  /// strength is exceeded. Returns the number inserted.
+  /// strength is exceeded. Returns the number inserted (many ranks: in the whole mesh, each once).
   Index check_and_insert(const DofView &u);
   /// Inserts cohesive elements at the flagged facets (interior, intact), whatever their stress.
   /// Returns the number inserted. Nodal fields of a driver must then be extended: a driver

@@ -191,13 +191,17 @@ template <int NPE> Index FractureModel::check_and_insert(const DofView &u, bool 
     flagged = stress_check<NPE>(m.elem2node, m.coords, topology_, cracked_->facet2coh, crackable_, strength_,
                                 nodal_stress_, inverse_area_, candidate, config_.law, flags_);
   if (!parts) return flagged == 0 ? 0 : insert_facets(flags_, flagged);
-  // Many ranks: the decisions go to every rank holding the facet; each inserts what it holds, and
-  // every rank follows when any has inserted. A rank whose check ran no stress pass (no candidate
-  // node) still has the flags of its last insertion (or the notch's): cleared before others' come.
+  // Many ranks: one rank decides each facet, so the sum of the ranks' flags is the number of new
+  // cohesive elements; where it is zero (most checks) nothing more is sent. Else the decisions go
+  // to every rank holding the facet; each inserts what it holds, and every rank follows. A rank
+  // whose check ran no stress pass (no candidate node) still has the flags of its last insertion
+  // (or the notch's): cleared before others' come.
+  const Index total = static_cast<Index>(over_ranks(double(flagged)));
+  if (total == 0) return 0;
   if (flagged == 0) Kokkos::deep_copy(ExecSpace(), flags_, uint8_t(0));
   const Index here = exchange_flags(flagged);
-  const Index inserted = here == 0 ? 0 : insert_facets(flags_, here);
-  return static_cast<Index>(over_ranks(double(inserted)));
+  if (here > 0) insert_facets(flags_, here);
+  return total;
 }
 
 } // namespace fegpu::cohesive

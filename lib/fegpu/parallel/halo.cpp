@@ -189,11 +189,15 @@ void Decomposition::plan() {
       from.push_back(entry);
     from_offsets.push_back(static_cast<Index>(from.size()));
   }
-  send_nodes_ = to_device("fegpu::parallel::send_nodes", send);
-  self_nodes_ = to_device("fegpu::parallel::shared_nodes", self);
-  from_offsets_ = to_device("fegpu::parallel::sum_offsets", from_offsets);
-  from_ = to_device("fegpu::parallel::sum_terms", from);
-  capacity_nc_ = 0; // the buffers are sized again at the next sum
+  const auto upload = [](Growing<Index> &store, const std::vector<Index> &v) {
+    const IndexView out = store.view(static_cast<Index>(v.size()));
+    Kokkos::deep_copy(out, Kokkos::View<const Index *, Kokkos::HostSpace>(v.data(), v.size()));
+    return out;
+  };
+  send_nodes_ = upload(send_store_, send);
+  self_nodes_ = upload(self_store_, self);
+  from_offsets_ = upload(from_offsets_store_, from_offsets);
+  from_ = upload(from_store_, from); // (the buffers grow at the next sum if they must)
   part_.neighbors = local_.neighbors;
   part_.shared = local_.shared;
 }
@@ -238,6 +242,12 @@ void Decomposition::gather(std::vector<std::vector<double>> &nodal, std::vector<
 
 #ifdef FEGPU_HAVE_MPI
 
+namespace {
+/// A buffer's new size: what a sum needs, and a quarter more, so that a border growing with a
+/// crack does not reallocate at every insertion.
+std::size_t grown(std::size_t need) { return need + need / 4; }
+} // namespace
+
 void Decomposition::post(int nc, const std::function<void()> &pack) const {
   std::vector<MPI_Request> &requests = requests_->pending;
   FEGPU_CHECK(requests.empty(), "a sum over the ranks started while another was under way");
@@ -245,11 +255,10 @@ void Decomposition::post(int nc, const std::function<void()> &pack) const {
   const std::size_t sent = send_nodes_.extent(0), own = self_nodes_.extent(0);
 #ifdef FEGPU_HAVE_NCCL
   if (device_) { // GPU to GPU: the device buffers alone, no host memory and no host wait
-    if (nc > capacity_nc_) {
-      send_dev_ = RealView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::send"), sent * nc);
-      combined_dev_ =
-          RealView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::received"), (own + sent) * nc);
-      capacity_nc_ = nc;
+    if (sent * nc > send_dev_.extent(0) || (own + sent) * nc > combined_dev_.extent(0)) {
+      send_dev_ = RealView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::send"), grown(sent * nc));
+      combined_dev_ = RealView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::received"),
+                               grown((own + sent) * nc));
     }
     pack();
     const cudaStream_t kernels = ExecSpace().cuda_stream();
@@ -270,13 +279,12 @@ void Decomposition::post(int nc, const std::function<void()> &pack) const {
     return;
   }
 #endif
-  if (nc > capacity_nc_) {
-    send_ = PinnedView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::send"), sent * nc);
+  if (sent * nc > send_.extent(0) || (own + sent) * nc > combined_.extent(0)) {
+    send_ = PinnedView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::send"), grown(sent * nc));
     combined_ = PinnedView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::received"),
-                           (own + sent) * nc); // as many received as sent: the lists are symmetric
+                           grown((own + sent) * nc)); // as many received as sent: the lists are symmetric
     send_dev_ = Kokkos::create_mirror_view(Kokkos::WithoutInitializing, MemSpace(), send_);
     combined_dev_ = Kokkos::create_mirror_view(Kokkos::WithoutInitializing, MemSpace(), combined_);
-    capacity_nc_ = nc;
   }
   const std::size_t k = local_.neighbors.size();
   requests.resize(2 * k);

@@ -190,14 +190,17 @@ private:
   HostMesh global_;                                   ///< rank 0, gathering
   std::vector<long> gathered_nodes_, gathered_elems_; ///< rank 0: every rank's owned nodes and elements, in turn
 
-  IndexView send_nodes_;                     // (entry): the local node of each entry sent, neighbour after neighbour
-  IndexView self_nodes_;                     // (shared node): the nodes other ranks hold too, ascending
-  IndexView from_offsets_, from_;            // (shared node + 1), (term): entries of combined_ to add, in rank order
+  IndexView send_nodes_;          // (entry): the local node of each entry sent, neighbour after neighbour
+  IndexView self_nodes_;          // (shared node): the nodes other ranks hold too, ascending
+  IndexView from_offsets_, from_; // (shared node + 1), (term): entries of combined_ to add, in rank order
+  // Their storage, and the buffers', kept when the plan follows a topology (after every insertion
+  // of a fracture run): a GPU allocation and free each time cost more than the plan.
+  Growing<Index> send_store_{"fegpu::parallel::send_nodes"}, self_store_{"fegpu::parallel::shared_nodes"},
+      from_offsets_store_{"fegpu::parallel::sum_offsets"}, from_store_{"fegpu::parallel::sum_terms"};
   std::vector<int> offsets_;                 // (neighbour + 1): its first entry in send_ and among those received
   mutable PinnedView send_;                  // (entry * nc + c)
   mutable PinnedView combined_;              // (entry * nc + c): this rank's shared rows, then each neighbour's
   mutable RealView send_dev_, combined_dev_; // the same on the device (the same Views on a CPU)
-  mutable int capacity_nc_ = 0;              // components the buffers are sized for
   mutable int sum_nc_ = 0;                   // components of the sum under way
   struct Requests;                           // the messages of the sum under way (MPI's requests)
   mutable std::unique_ptr<Requests> requests_;
