@@ -276,7 +276,7 @@ def ranks_cell(m, name):
         share = f"exchange {100 * b['exchange_share']:.0f}%, " if "exchange_share" in b else ""
         text += f"; {share}{b['shared_nodes']:,} shared nodes"
     phases = b.get("phases_ms", {})
-    if "insertion" in phases:  # fracture: the plan's rebuild against the insertion, a step
+    if "exchange_plan" in phases:  # fracture on many ranks: the plan's rebuild against the insertion, a step
         text += f"; insertion {fmt_time(phases['insertion'])}, plan {fmt_time(phases.get('exchange_plan', 0))}"
     return text
 
