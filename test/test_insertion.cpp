@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <climits>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -673,23 +674,32 @@ TEST(Insertion, EveryRankSplitsTheNodesItHoldsAsOneRankDoes) {
           for (std::size_t i = 0; i < extra_h.size(); ++i)
             extra_m(i, 0) = extra_h[i][0], extra_m(i, 1) = extra_h[i][1];
           Kokkos::deep_copy(extra, extra_m);
+          const fegpu::parallel::HolderIncidences hi{
+              Kokkos::subview(cm.elem2node, std::make_pair(Index(0), Index(position.size())), Kokkos::ALL), own, r,
+              fegpu::to_device("owner", owner), extra};
+          DeviceView<int *> mine("mine", cm.num_nodes()), lowest("lowest", cm.num_nodes());
+          fegpu::parallel::holder_marks(hi, mine, lowest);
           fegpu::parallel::HolderStore store;
-          const Crs h = fegpu::parallel::node_holders(
-              Kokkos::subview(cm.elem2node, std::make_pair(Index(0), Index(position.size())), Kokkos::ALL),
-              fegpu::to_device("owner", owner), extra, cm.num_nodes(), own, r, store);
-          const auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), h.offsets);
-          const auto hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), h.indices);
+          const fegpu::parallel::SharedNodes sn = fegpu::parallel::shared_nodes(hi, mine, ids, store);
+          const auto mine_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mine);
+          const auto lowest_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lowest);
           const auto ids_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ids);
-          for (Index n = 0; n < cm.num_nodes(); ++n) {
-            const std::set<int> got(hr.data() + ho(n), hr.data() + ho(n + 1));
-            if (!got.count(r)) continue; // not held here: its star may be cut
-            EXPECT_EQ(got, holders[ids_h(n)]) << "node " << ids_h(n) << "'s holders";
-            EXPECT_EQ(std::size_t(ho(n + 1) - ho(n)), got.size()) << "repeats";
-          }
-          const fegpu::parallel::SharedNodes sn = fegpu::parallel::shared_nodes(h, ids, r, store);
-          for (std::size_t k = 0; k < sn.neighbors.size(); ++k)
-            for (Index n : sn.shared[k])
+          std::map<Index, std::set<int>> others; // from the shared lists
+          for (std::size_t k = 0; k < sn.neighbors.size(); ++k) {
+            EXPECT_EQ(std::set<Index>(sn.shared[k].begin(), sn.shared[k].end()).size(), sn.shared[k].size())
+                << "repeats";
+            for (Index n : sn.shared[k]) {
+              others[n].insert(sn.neighbors[k]);
               lists[{r, sn.neighbors[k]}].push_back(ids_h(n));
+            }
+          }
+          for (Index n = 0; n < cm.num_nodes(); ++n) {
+            if (!mine_h(n)) continue; // not held here: its star may be cut
+            std::set<int> got = others[n];
+            EXPECT_EQ(lowest_h(n), got.empty() ? INT_MAX : *got.begin()) << "node " << ids_h(n) << "'s lowest holder";
+            got.insert(r);
+            EXPECT_EQ(got, holders[ids_h(n)]) << "node " << ids_h(n) << "'s holders";
+          }
           for (const auto &[id, corners] : named) {
             const auto it = expected.find(id);
             ASSERT_NE(it, expected.end()) << "node " << id << " is not the one-rank mesh's";

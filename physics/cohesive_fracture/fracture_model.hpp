@@ -185,11 +185,12 @@ private:
     Index held = 0;                                  // nodes [0, held) are held here, the rest idle
     DofView mass;                                    // the bulk's lumped mass, idle nodes weighing one
     Index owned = 0;                                 // nodes [0, owned) are this rank's own
-    std::optional<Crs> holders_now;                  // rank_order()'s, in its numbering, for follow_ranks()
+    bool numbered = false;                           // rank_order() has numbered the nodes, for follow_ranks()
     // Device storage kept from insertion to insertion (Growing): a rank allocates nothing there.
     parallel::HolderStore holder_store;
     Growing<Index> incidence_store{"fegpu::cohesive::incidences"}, order_store{"fegpu::cohesive::rank_order"},
         own_rows_store{"fegpu::cohesive::own_connectivity"};
+    Growing<int> mine_store{"fegpu::cohesive::held_here"}, lowest_holder_store{"fegpu::cohesive::lowest_holder"};
     Growing<GlobalId> ids_store{"fegpu::mesh::node_gid"}, lowest_store{"fegpu::cohesive::lowest_place"};
     Growing<Real> mass_store{"fegpu::cohesive::mass"};
   };
@@ -197,8 +198,9 @@ private:
   /// Which facets this rank decides (their element of lower position is its own): only those are
   /// crackable here, and only their cohesive elements computed.
   void decide_facets();
-  /// The ranks holding each node: the owners of its elements and of its cohesive elements.
-  Crs holders();
+  /// Who holds each node: the owners of its elements and the ranks computing its cohesive elements
+  /// (in the present numbering).
+  parallel::HolderIncidences holder_incidences();
   /// A numbering with this rank's own nodes first, then the others it holds, then the idle ones
   /// (new_id(i): node i's new index).
   IndexView rank_order();

@@ -58,12 +58,10 @@ DeviceView<Index *[2]> cohesive_incidences(const ConnView &conn, const CohesiveS
 }
 
 /// A node's group: 0 this rank's own (its lowest holder is this rank), 1 held here and by a lower
-/// rank, 2 idle here (not held).
-KOKKOS_INLINE_FUNCTION int node_group(const IndexView &offsets, const IndexView &ranks, Index i, int rank) {
-  bool mine = false;
-  for (Index k = offsets(i); k < offsets(i + 1); ++k)
-    mine = mine || ranks(k) == rank;
-  return !mine ? 2 : ranks(offsets(i)) == rank ? 0 : 1;
+/// rank, 2 idle here (not held); from holder_marks().
+KOKKOS_INLINE_FUNCTION
+    int node_group(const DeviceView<int *> &mine, const DeviceView<int *> &lowest, Index i, int rank) {
+  return !mine(i) ? 2 : lowest(i) < rank ? 1 : 0;
 }
 
 /// Nodes in groups 0 and 1 (two counts in one 64-bit sum: 0's in the low half, 1's in the high).
@@ -71,13 +69,11 @@ constexpr int64_t kGroupOne = int64_t(1) << 32;
 KOKKOS_INLINE_FUNCTION int64_t group_count(int g) { return g == 0 ? 1 : g == 1 ? kGroupOne : 0; }
 
 /// `owned` gets the size of group 0, `held` that of groups 0 and 1.
-void group_sizes(const Crs &h, int rank, Index &owned, Index &held) {
-  const Index n = static_cast<Index>(h.offsets.extent(0)) - 1;
-  const IndexView offsets = h.offsets, ranks = h.indices;
+void group_sizes(const DeviceView<int *> &mine, const DeviceView<int *> &lowest, int rank, Index &owned, Index &held) {
   int64_t counts = 0;
   Kokkos::parallel_reduce(
-      "fegpu::cohesive::group_sizes", range(0, n),
-      KOKKOS_LAMBDA(Index i, int64_t & c) { c += group_count(node_group(offsets, ranks, i, rank)); }, counts);
+      "fegpu::cohesive::group_sizes", range(0, static_cast<Index>(mine.extent(0))),
+      KOKKOS_LAMBDA(Index i, int64_t & c) { c += group_count(node_group(mine, lowest, i, rank)); }, counts);
   owned = static_cast<Index>(counts % kGroupOne);
   held = owned + static_cast<Index>(counts / kGroupOne);
 }
@@ -85,15 +81,15 @@ void group_sizes(const Crs &h, int rank, Index &owned, Index &held) {
 /// A numbering with this rank's own nodes first, then the others it holds, then the idle ones,
 /// each group in its present order (one scan); `held` gets the first two groups' size, `owned`
 /// the first's.
-IndexView holder_order(const Crs &h, int rank, Index &owned, Index &held, Growing<Index> &store) {
-  const Index n = static_cast<Index>(h.offsets.extent(0)) - 1;
-  const IndexView offsets = h.offsets, ranks = h.indices;
-  group_sizes(h, rank, owned, held);
+IndexView holder_order(const DeviceView<int *> &mine, const DeviceView<int *> &lowest, int rank, Index &owned,
+                       Index &held, Growing<Index> &store) {
+  const Index n = static_cast<Index>(mine.extent(0));
+  group_sizes(mine, lowest, rank, owned, held);
   const IndexView new_id = store.view(n);
   const Index own = owned, kept = held;
   Kokkos::parallel_scan(
       "fegpu::cohesive::rank_order", range(0, n), KOKKOS_LAMBDA(Index i, int64_t & before, bool final) {
-        const int g = node_group(offsets, ranks, i, rank);
+        const int g = node_group(mine, lowest, i, rank);
         if (final) {
           const Index zero = static_cast<Index>(before % kGroupOne), one = static_cast<Index>(before / kGroupOne);
           new_id(i) = g == 0 ? zero : g == 1 ? own + one : kept + (i - zero - one);
@@ -101,6 +97,13 @@ IndexView holder_order(const Crs &h, int rank, Index &owned, Index &held, Growin
         before += group_count(g);
       });
   return new_id;
+}
+
+/// mine(i) = i < held: the nodes this rank holds, once numbered by holder_order().
+void held_first(const DeviceView<int *> &mine, Index held) {
+  Kokkos::parallel_for(
+      "fegpu::cohesive::held_first", range(0, static_cast<Index>(mine.extent(0))),
+      KOKKOS_LAMBDA(Index i) { mine(i) = i < held; });
 }
 
 /// The first `own` rows of conn, compact.
@@ -236,29 +239,32 @@ Index FractureModel::exchange_flags(Index flagged) {
   return flagged + static_cast<Index>(raise.size());
 }
 
-Crs FractureModel::holders() {
+parallel::HolderIncidences FractureModel::holder_incidences() {
   Division &d = *division_;
-  return with_nodes(d.mesh.type, [&](auto npe) {
-    return parallel::node_holders(cracked_->elem2node, d.owner,
-                                  cohesive_incidences<decltype(npe)::value>(cracked_->elem2node, cracked_->sides(),
-                                                                            cracked_->num_cohesive(), d.own, d.position,
-                                                                            d.owner, d.incidence_store),
-                                  cracked_->num_nodes(), d.own, d.parts->comm().rank(), d.holder_store);
+  parallel::HolderIncidences h;
+  h.conn = cracked_->elem2node;
+  h.own = d.own;
+  h.rank = d.parts->comm().rank();
+  h.elem_owner = d.owner;
+  h.extra = with_nodes(d.mesh.type, [&](auto npe) {
+    return cohesive_incidences<decltype(npe)::value>(cracked_->elem2node, cracked_->sides(), cracked_->num_cohesive(),
+                                                     d.own, d.position, d.owner, d.incidence_store);
   });
+  return h;
 }
 
 IndexView FractureModel::rank_order() {
   StepPhase phase("fegpu::cohesive::exchange_plan", "exchange_plan");
   Division &d = *division_;
-  const Crs h = holders();
-  const IndexView new_id = holder_order(h, d.parts->comm().rank(), d.owned, d.held, d.order_store);
-  d.holders_now = parallel::renumber_rows(h, new_id, d.holder_store); // (not found again after the renumbering)
-  return new_id;
+  const Index n = cracked_->num_nodes();
+  const DeviceView<int *> mine = d.mine_store.view(n), lowest = d.lowest_holder_store.view(n);
+  parallel::holder_marks(holder_incidences(), mine, lowest);
+  d.numbered = true; // follow_ranks() needs no marks again: the held nodes come first
+  return holder_order(mine, lowest, d.parts->comm().rank(), d.owned, d.held, d.order_store);
 }
 
 void FractureModel::follow_ranks(const CoordView &coords) {
   Division &d = *division_;
-  const int me = d.parts->comm().rank();
   const Index n = cracked_->num_nodes(), n0 = static_cast<Index>(d.input_ids.extent(0));
   d.mesh.elem2node = cracked_->elem2node;
   d.mesh.coords = coords;
@@ -267,12 +273,17 @@ void FractureModel::follow_ranks(const CoordView &coords) {
   split_node_ids(d.input_ids, d.top, cracked_->elem2node, d.position, origin_, d.lowest_store.view(n + n0), d.ids);
   {
     StepPhase phase("fegpu::cohesive::exchange_plan", "exchange_plan");
-    if (!d.holders_now) { // a restore: the nodes are numbered so already
-      d.holders_now = holders();
-      group_sizes(*d.holders_now, me, d.owned, d.held);
+    const parallel::HolderIncidences h = holder_incidences(); // (in the present numbering)
+    const DeviceView<int *> mine = d.mine_store.view(n);
+    if (d.numbered) {
+      held_first(mine, d.held);
+    } else { // a restore: the nodes are numbered so already
+      const DeviceView<int *> lowest = d.lowest_holder_store.view(n);
+      parallel::holder_marks(h, mine, lowest);
+      group_sizes(mine, lowest, h.rank, d.owned, d.held);
     }
-    d.parts->follow(parallel::shared_nodes(*d.holders_now, d.ids, me, d.holder_store), d.owned);
-    d.holders_now.reset();
+    d.numbered = false;
+    d.parts->follow(parallel::shared_nodes(h, mine, d.ids, d.holder_store), d.owned);
   }
   // The bulk model on the own elements' rows, a compact copy: a row range of a column-major
   // (GPU) connectivity is strided.

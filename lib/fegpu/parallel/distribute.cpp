@@ -299,162 +299,79 @@ LocalMesh local_part(const HostMesh &g, const std::vector<int> &part, int rank, 
 }
 
 namespace {
-/// Counts at [1, n] become row offsets, in place (entry 0 stays 0); returns the total.
-Index prefix_sums(const IndexView &v) {
-  Index total = 0;
-  Kokkos::parallel_scan(
-      "fegpu::parallel::prefix_sums", range(0, static_cast<Index>(v.extent(0))),
-      KOKKOS_LAMBDA(Index n, Index & sum, bool final) {
-        sum += v(n);
-        if (final) v(n) = sum;
-      },
-      total);
-  return total;
+/// Incidence k of row i of h: elements (k < nodes per element), then the extra rows (k = 0 only;
+/// r = -1 for the rest); r the rank, -1 for none.
+KOKKOS_INLINE_FUNCTION void incidence(const HolderIncidences &h, Index i, int k, Index &node, int &r) {
+  const Index ne = static_cast<Index>(h.conn.extent(0));
+  if (i < ne) {
+    node = h.conn(i, k), r = i < h.own ? h.rank : h.elem_owner(i);
+  } else {
+    node = h.extra(i - ne, 0), r = k == 0 ? static_cast<int>(h.extra(i - ne, 1)) : -1;
+  }
 }
+Index incidence_rows(const HolderIncidences &h) { return static_cast<Index>(h.conn.extent(0) + h.extra.extent(0)); }
 } // namespace
 
-Crs node_holders(const ConnView &conn, const DeviceView<int *> &elem_owner, const DeviceView<Index *[2]> &extra,
-                 Index nodes, Index own, int rank, HolderStore &store) {
-  Kokkos::Profiling::ScopedRegion region("fegpu::parallel::node_holders");
-  const Index ne = static_cast<Index>(conn.extent(0)), nx = static_cast<Index>(extra.extent(0));
-  const int npe = static_cast<int>(conn.extent(1));
-  // Every (node, rank) incidence placed in its node's row, each row sorted and its repeats
-  // dropped, then the rows packed. This rank's own incidences (its elements, and the extra rows
-  // of its rank) only mark the node (cursor 1, one entry), in a pass of their own before the
-  // others' counted ones.
-  const IndexView counts = store.counts.view(nodes + 1), cursor = store.cursor.view(nodes);
-  Kokkos::deep_copy(ExecSpace(), counts, 0);
-  Kokkos::deep_copy(ExecSpace(), cursor, 0);
-  const auto incidence = KOKKOS_LAMBDA(Index i, int k, Index &node, int &r) {
-    if (i < ne) {
-      node = conn(i, k), r = i < own ? rank : elem_owner(i);
-    } else {
-      node = extra(i - ne, 0), r = k == 0 ? static_cast<int>(extra(i - ne, 1)) : -1;
-    }
-  };
+void holder_marks(const HolderIncidences &h, const DeviceView<int *> &mine, const DeviceView<int *> &lowest) {
+  Kokkos::Profiling::ScopedRegion region("fegpu::parallel::holder_marks");
+  Kokkos::deep_copy(ExecSpace(), mine, 0);
+  Kokkos::deep_copy(ExecSpace(), lowest, INT_MAX);
+  const int npe = static_cast<int>(h.conn.extent(1)), rank = h.rank;
   Kokkos::parallel_for(
-      "fegpu::parallel::mark_own_holder", range(0, ne + nx), KOKKOS_LAMBDA(Index i) {
-        if (i >= own && i < ne) return;
+      "fegpu::parallel::holder_marks", range(0, incidence_rows(h)), KOKKOS_LAMBDA(Index i) {
         for (int k = 0; k < npe; ++k) {
           Index n;
           int r;
-          incidence(i, k, n, r);
-          if (r == rank && r >= 0) cursor(n) = 1, counts(n + 1) = 1; // (every writer writes the same)
+          incidence(h, i, k, n, r);
+          if (r == rank)
+            Kokkos::atomic_store(&mine(n), 1);
+          else if (r >= 0)
+            Kokkos::atomic_min(&lowest(n), r);
         }
       });
-  Kokkos::parallel_for(
-      "fegpu::parallel::count_holders", range(own, ne + nx), KOKKOS_LAMBDA(Index i) {
-        for (int k = 0; k < npe; ++k) {
-          Index n;
-          int r;
-          incidence(i, k, n, r);
-          if (r >= 0 && r != rank) Kokkos::atomic_inc(&counts(n + 1));
-        }
-      });
-  const Index total = prefix_sums(counts);
-  const IndexView all = store.all.view(total);
-  Kokkos::parallel_for(
-      "fegpu::parallel::own_holder", range(0, nodes), KOKKOS_LAMBDA(Index n) {
-        if (cursor(n)) all(counts(n)) = rank;
-      });
-  Kokkos::parallel_for(
-      "fegpu::parallel::fill_holders", range(own, ne + nx), KOKKOS_LAMBDA(Index i) {
-        for (int k = 0; k < npe; ++k) {
-          Index n;
-          int r;
-          incidence(i, k, n, r);
-          if (r >= 0 && r != rank) all(counts(n) + Kokkos::atomic_fetch_inc(&cursor(n))) = r;
-        }
-      });
-  Crs h;
-  h.offsets = store.offsets.view(nodes + 1);
-  const IndexView offsets = h.offsets;
-  Kokkos::parallel_for(
-      "fegpu::parallel::sort_holders", range(0, nodes + 1), KOKKOS_LAMBDA(Index n) {
-        if (n == 0) return void(offsets(0) = 0);
-        --n;
-        const Index b = counts(n), e = counts(n + 1);
-        for (Index i = b + 1; i < e; ++i) {
-          const Index v = all(i);
-          Index j = i - 1;
-          while (j >= b && all(j) > v) {
-            all(j + 1) = all(j);
-            --j;
-          }
-          all(j + 1) = v;
-        }
-        Index unique = 0;
-        for (Index i = b; i < e; ++i)
-          if (i == b || all(i) != all(i - 1)) all(b + unique++) = all(i);
-        offsets(n + 1) = unique;
-      });
-  const Index kept = prefix_sums(offsets);
-  h.indices = store.indices.view(kept);
-  const IndexView ranks = h.indices;
-  Kokkos::parallel_for(
-      "fegpu::parallel::pack_holders", range(0, nodes), KOKKOS_LAMBDA(Index n) {
-        for (Index i = offsets(n); i < offsets(n + 1); ++i)
-          ranks(i) = all(counts(n) + i - offsets(n));
-      });
-  return h;
 }
 
-Crs renumber_rows(const Crs &rows, const IndexView &new_id, HolderStore &store) {
-  const Index n = static_cast<Index>(new_id.extent(0));
-  const IndexView old_offsets = rows.offsets, old_indices = rows.indices;
-  Crs out;
-  out.offsets = store.renumbered_offsets.view(n + 1);
-  const IndexView offsets = out.offsets;
-  Kokkos::parallel_for(
-      "fegpu::parallel::renumbered_counts", range(0, n + 1), KOKKOS_LAMBDA(Index i) {
-        if (i == n) return void(offsets(0) = 0);
-        offsets(new_id(i) + 1) = old_offsets(i + 1) - old_offsets(i);
-      });
-  out.indices = store.renumbered_indices.view(prefix_sums(offsets));
-  const IndexView indices = out.indices;
-  Kokkos::parallel_for(
-      "fegpu::parallel::renumber_rows", range(0, n), KOKKOS_LAMBDA(Index i) {
-        for (Index k = old_offsets(i); k < old_offsets(i + 1); ++k)
-          indices(offsets(new_id(i)) + k - old_offsets(i)) = old_indices(k);
-      });
-  return out;
-}
-
-SharedNodes shared_nodes(const Crs &holders, const GlobalIdView &ids, int rank, HolderStore &store) {
+SharedNodes shared_nodes(const HolderIncidences &h, const DeviceView<int *> &mine, const GlobalIdView &ids,
+                         HolderStore &store) {
   Kokkos::Profiling::ScopedRegion region("fegpu::parallel::shared_nodes");
-  const Index nodes = static_cast<Index>(holders.offsets.extent(0)) - 1;
-  const IndexView offsets = holders.offsets, ranks = holders.indices;
-  const auto mine = KOKKOS_LAMBDA(Index n) {
-    for (Index i = offsets(n); i < offsets(n + 1); ++i)
-      if (ranks(i) == rank) return true;
-    return false;
+  const int npe = static_cast<int>(h.conn.extent(1)), rank = h.rank;
+  // (other rank, global id, node) for each incidence of another rank at a node this rank holds:
+  // the ghosts' and the extra rows' only (the own elements' are this rank's).
+  const auto border = KOKKOS_LAMBDA(Index i, int k, Index &n, int &r) {
+    incidence(h, i, k, n, r);
+    return r >= 0 && r != rank && mine(n);
   };
-  // (other rank, global id, node) for each border node this rank holds and each other holder.
-  const IndexView at = store.border_at.view(nodes + 1);
+  const Index first = h.own, rows_in = incidence_rows(h);
   Index entries = 0;
-  Kokkos::parallel_scan(
-      "fegpu::parallel::count_border", range(0, nodes + 1),
-      KOKKOS_LAMBDA(Index n, Index & sum, bool final) {
-        if (final) at(n) = sum;
-        if (n < nodes && mine(n)) sum += offsets(n + 1) - offsets(n) - 1;
+  Kokkos::parallel_reduce(
+      "fegpu::parallel::count_border", range(first, rows_in),
+      KOKKOS_LAMBDA(Index i, Index & sum) {
+        for (int k = 0; k < npe; ++k) {
+          Index n;
+          int r;
+          sum += border(i, k, n, r);
+        }
       },
       entries);
   const auto rows = store.border_rows.view<DeviceView<GlobalId *[3]>>(entries);
+  const IndexView next = store.counter.view(1);
+  Kokkos::deep_copy(ExecSpace(), next, 0);
   Kokkos::parallel_for(
-      "fegpu::parallel::list_border", range(0, nodes), KOKKOS_LAMBDA(Index n) {
-        if (at(n + 1) == at(n)) return;
-        Index j = at(n);
-        for (Index i = offsets(n); i < offsets(n + 1); ++i)
-          if (ranks(i) != rank) {
-            rows(j, 0) = ranks(i), rows(j, 1) = ids(n), rows(j, 2) = n;
-            ++j;
-          }
+      "fegpu::parallel::list_border", range(first, rows_in), KOKKOS_LAMBDA(Index i) {
+        for (int k = 0; k < npe; ++k) {
+          Index n;
+          int r;
+          if (!border(i, k, n, r)) continue;
+          const Index j = Kokkos::atomic_fetch_inc(&next(0));
+          rows(j, 0) = r, rows(j, 1) = ids(n), rows(j, 2) = n;
+        }
       });
-  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);
+  const auto hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);
   std::vector<std::array<GlobalId, 3>> list(static_cast<std::size_t>(entries));
   for (Index j = 0; j < entries; ++j)
-    list[j] = {h(j, 0), h(j, 1), h(j, 2)};
-  std::sort(list.begin(), list.end());
+    list[j] = {hr(j, 0), hr(j, 1), hr(j, 2)};
+  std::sort(list.begin(), list.end()); // (the atomic order, and repeats, gone)
+  list.erase(std::unique(list.begin(), list.end()), list.end());
   SharedNodes out;
   for (const auto &[r, id, n] : list) {
     if (out.neighbors.empty() || out.neighbors.back() != r)

@@ -72,39 +72,42 @@ struct LocalMesh {
   GhostLayer ghosts; ///< empty unless asked for
 };
 
-/// Device storage that node_holders(), renumber_rows() and shared_nodes() keep from call to call:
-/// a rank of a fracture run finds its nodes' holders again after every insertion, and on a GPU
-/// an allocation and a free (which waits for the device) each time cost more than the kernels.
-/// A Crs they return aliases it and is valid until their next call with the same store.
-struct HolderStore {
-  Growing<Index> counts{"fegpu::parallel::holder_counts"}, all{"fegpu::parallel::holder_ranks"},
-      cursor{"fegpu::parallel::holder_cursor"}, offsets{"fegpu::parallel::holder_offsets"},
-      indices{"fegpu::parallel::holders"}, renumbered_offsets{"fegpu::parallel::renumbered_offsets"},
-      renumbered_indices{"fegpu::parallel::renumbered_rows"}, border_at{"fegpu::parallel::border_entries"};
-  Growing<GlobalId> border_rows{"fegpu::parallel::border_rows"};
+/// Who holds the nodes of a rank's mesh with its ghost layer once nodes have split (cohesive
+/// fracture on many ranks): the owners of the elements using a node (elements [0, own) are
+/// `rank`'s own, the others' owner in `elem_owner`), and the ranks of the extra (node, rank)
+/// incidences the caller adds (a cohesive element's nodes, with the rank that computes it; a row
+/// of rank < 0 adds nothing). Exact for every node whose element star is whole on this rank
+/// (every node one of its own elements uses).
+struct HolderIncidences {
+  ConnView conn;
+  Index own = 0;
+  int rank = 0;
+  DeviceView<int *> elem_owner;
+  DeviceView<Index *[2]> extra;
 };
 
-/// Which ranks hold each node of a rank's mesh with its ghost layer once nodes have split (cohesive
-/// fracture on many ranks): the owners (`elem_owner`) of the elements using it, and the ranks of
-/// the extra (node, rank) incidences the caller adds (a cohesive element's nodes, with the rank
-/// that computes it; a row of rank < 0 adds nothing). Elements [0, own) are `rank`'s own, whatever
-/// elem_owner says: they only mark their nodes, without an atomic each, since they make most of a
-/// rank's mesh and most of its nodes have no other holder. Each node's ranks ascending and unique;
-/// built on the device. Exact for every node whose element star is whole on this rank (every
-/// node one of its own elements uses).
-Crs node_holders(const ConnView &conn, const DeviceView<int *> &elem_owner, const DeviceView<Index *[2]> &extra,
-                 Index nodes, Index own, int rank, HolderStore &store);
-/// The rows of `rows` in a new numbering of its sources: row new_id(i) is row i (on the device).
-Crs renumber_rows(const Crs &rows, const IndexView &new_id, HolderStore &store);
+/// mine(n) = 1 where `rank` holds node n, else 0; lowest(n) the lowest other rank holding it
+/// (INT_MAX: none). One pass on the device; only the ghosts' and the extra rows' incidences take
+/// an atomic min (most of a rank's mesh is its own elements, whose nodes have no other holder).
+void holder_marks(const HolderIncidences &h, const DeviceView<int *> &mine, const DeviceView<int *> &lowest);
 
-/// The nodes `rank` shares with each other rank, from node_holders(): `neighbors` the other ranks
-/// holding a node `rank` holds, ascending; `shared[k]` those nodes, in the order of their global
-/// ids (`ids`), which both sides of a pair list alike. Only border nodes come to the host.
+/// Device storage that shared_nodes() keeps from call to call: a fracture run plans its exchange
+/// again after every insertion, and on a GPU an allocation and a free (which waits for the
+/// device) each time cost more than the kernels.
+struct HolderStore {
+  Growing<GlobalId> border_rows{"fegpu::parallel::border_rows"};
+  Growing<Index> counter{"fegpu::parallel::border_count"};
+};
+
+/// The nodes `rank` shares with each other rank: `neighbors` the other ranks holding a node this
+/// rank holds (mine(n) != 0), ascending; `shared[k]` those nodes, in the order of their global ids
+/// (`ids`), which both sides of a pair list alike. Only the border's incidences come to the host.
 struct SharedNodes {
   std::vector<int> neighbors;
   std::vector<std::vector<Index>> shared;
 };
-SharedNodes shared_nodes(const Crs &holders, const GlobalIdView &ids, int rank, HolderStore &store);
+SharedNodes shared_nodes(const HolderIncidences &h, const DeviceView<int *> &mine, const GlobalIdView &ids,
+                         HolderStore &store);
 
 /// The rank's mesh with its ghost layer: its own elements, then the ghosts, whose blocks follow the
 /// own ones' (each name twice); its held nodes, then the ghost-only ones. Sets keep the own
