@@ -68,7 +68,6 @@ struct CohesivePoint {
   double work;        ///< work done on the point so far (trapezoidal rule), an energy
 };
 
-/// The energy terms the driver cannot see on its own.
 /// Device storage for the list of bulk elements touching a cohesive element, kept from insertion
 /// to insertion (model_update.cpp).
 struct AdjacentStore {
@@ -77,6 +76,7 @@ struct AdjacentStore {
       positions{"fegpu::cohesive::positions"};
 };
 
+/// The energy terms the driver cannot see on its own.
 struct FractureEnergies {
   double strain = 0;               ///< bulk strain energy
   double cohesive_work = 0;        ///< work done on the cohesive elements

@@ -59,9 +59,8 @@ DeviceView<Index *[2]> cohesive_incidences(const ConnView &conn, const CohesiveS
 
 /// A node's group: 0 this rank's own (its lowest holder is this rank), 1 held here and by a lower
 /// rank, 2 idle here (not held); from holder_marks().
-KOKKOS_INLINE_FUNCTION
-    int node_group(const DeviceView<int *> &mine, const DeviceView<int *> &lowest, Index i, int rank) {
-  return !mine(i) ? 2 : lowest(i) < rank ? 1 : 0;
+KOKKOS_INLINE_FUNCTION int node_group(const DeviceView<int *> &mine, const DeviceView<int *> &low, Index i, int rank) {
+  return !mine(i) ? 2 : low(i) < rank ? 1 : 0;
 }
 
 /// Nodes in groups 0 and 1 (two counts in one 64-bit sum: 0's in the low half, 1's in the high).
