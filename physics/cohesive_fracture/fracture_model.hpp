@@ -117,6 +117,7 @@ public:
   /// its facet's place (facet_place() + 1), the same on any number of ranks.
   HostMesh output_mesh() const override;
   std::optional<ExodusPart> output_part(const HostMesh &mesh) const override;
+  bool topology_changes() const override { return true; }
   ExodusVariables output_variables() const override;
   void fill_output(const DofView &u, const DofView &v, const DofView &a, OutputFrame &frame) override;
   /// The cracks, and the energy balance split into strain and cohesive work.

@@ -41,14 +41,6 @@ private:
 
   std::unique_ptr<ExplicitIntegrator> build() override {
     if (parallel::world().size() > 1) {
-      // What is not built yet on many ranks (docs/parallel.md), refused before anything runs.
-      const auto refuse = [](const std::string &what) {
-        InputError e("physics: cohesive_fracture on many ranks: " + what +
-                     " not yet (docs/parallel.md); run on one rank for it");
-        e.every_rank = true;
-        throw e;
-      };
-      if (output_.fields && output_.gather) refuse("gathered output (output: {gather: true}; the rank files are not)");
       if (!fracture_.notches.empty() || !fracture_.notch_polygons.empty())
         std::tie(fracture_.notch_places, fracture_.notch_deviation) = notch_places(mesh_, fracture_);
       const HostMesh &part = distribute(mesh_, true); // (before decomposition_ is read)

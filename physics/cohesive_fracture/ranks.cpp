@@ -163,7 +163,6 @@ void raise_flags(const DeviceView<uint8_t *> &flags, const std::vector<Index> &f
 }
 
 void FractureModel::divide(const HostMesh &mesh, parallel::Decomposition *parts) {
-  FEGPU_CHECK(!parts->gathers(), "cohesive fracture on many ranks gathers no output");
   const parallel::LocalMesh &l = parts->local();
   division_ = std::make_unique<Division>();
   Division &d = *division_;

@@ -116,6 +116,8 @@ public:
   /// with carry_nodal_field, re-reads the mass, constraints and loads, and recomputes the forces
   /// and accelerations.
   virtual bool update_topology(const DofView & /*u*/, double /*time*/, long /*step*/) { return false; }
+  /// Whether update_topology() can ever return true (ExplicitIntegrator's).
+  virtual bool topology_changes() const { return false; }
   /// Fills `field` (num_nodes() rows) from `old` (the rows of the numbering before the last
   /// topology change): every node takes the value of the node it came from.
   virtual void carry_nodal_field(const DofView & /*old*/, const DofView & /*field*/) const {}
@@ -182,6 +184,7 @@ public:
   void save(CheckpointWriter &w) override;
   void restore(const CheckpointReader &r) override;
   bool take_topology_change() override { return std::exchange(new_topology_, false); }
+  bool topology_changes() const override { return model_.topology_changes(); }
   std::string summary() override { return model_.summary(u_, energies()); }
 
   double dt() const { return dt_; }

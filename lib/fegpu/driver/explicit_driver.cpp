@@ -98,26 +98,44 @@ std::vector<std::string> driver_global_names(ExplicitIntegrator &in) {
   return names;
 }
 
+/// The mesh the output starts with, and each file of a series after a topology change: this
+/// rank's, or, with output gathered, rank 0's whole mesh (empty on the others): the input's, or
+/// every rank's part gathered where the topology changes (collective then).
+HostMesh output_mesh(ExplicitIntegrator &in) {
+  const parallel::Decomposition *parts = in.decomposition();
+  if (!parts || !parts->gathers()) return in.output_mesh();
+  return in.topology_changes() ? parts->gather_mesh(in.output_mesh()) : parts->global_mesh();
+}
+
 /// One frame: the module's fields and the driver's globals, handed to the writer's thread (a
 /// changed topology opens the series' next file). Every rank calls it; with output gathered, the
-/// fields go to rank 0, the one rank with a writer.
+/// fields go to rank 0, the one rank with a writer, and a changed topology's mesh too (every rank
+/// takes part where rank 0 opens a file).
 void write_frame(AsyncExodusWriter *w, ExplicitIntegrator &in, const Schedule &s, const EnergyReport &e) {
+  const parallel::Decomposition *parts = in.decomposition();
+  const bool gathered = parts && parts->gathers();
+  bool next_file = in.take_topology_change() && w && w->frames_in_file() > 0; // (the first file has the mesh)
+  if (gathered && in.topology_changes()) {
+    std::vector<int> rank0 = {next_file};
+    parts->comm().broadcast(rank0, 0);
+    next_file = rank0[0];
+  }
+  std::optional<HostMesh> next;
+  std::optional<ExodusPart> part;
+  if (next_file) { // before the fields: a gathered mesh places them
+    StepPhase phase("fegpu::driver::output_mesh", "output_mesh");
+    next = output_mesh(in);
+    if (!gathered) part = in.output_part(*next);
+  }
   OutputFrame f;
   if (w) w->take_spare(f.nodal, f.element);
   {
     StepPhase phase("fegpu::driver::output_fields", "output_fields");
     in.fill_output(f);
-    if (const auto *parts = in.decomposition(); parts && parts->gathers()) parts->gather(f.nodal, f.element);
+    if (gathered) parts->gather(f.nodal, f.element);
   }
   std::vector<double> globals = driver_globals(in, s, e);
   if (!w) return;
-  std::optional<HostMesh> next;
-  std::optional<ExodusPart> part;
-  if (in.take_topology_change() && w->frames_in_file() > 0) {
-    StepPhase phase("fegpu::driver::output_mesh", "output_mesh");
-    next = in.output_mesh();
-    part = in.output_part(*next);
-  }
   w->write(in.time(), std::move(f.nodal), std::move(f.element), std::move(globals), std::move(next), std::move(part));
 }
 
@@ -254,6 +272,7 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
             opts.output_path(output.file), vars, int(restart->number("run.exodus_file")),
             int(restart->number("run.exodus_frames")), output.format, parts && !gathered ? comm.rank() : 0,
             parts && !gathered ? comm.size() : 1);
+      if (output.fields && gathered && in.topology_changes()) output_mesh(in); // (where gather() places the fields)
       next_output = restart->number("run.next_output");
       checkpoint_due.set_next(restart->number("run.checkpoint_next"));
       histories_continue = !hc.file.empty() && restart->has("run.history_next");
@@ -264,8 +283,8 @@ RunSummary run_explicit(ExplicitIntegrator &in, const TimeConfig &time, const Ou
         history_due.set_next(restart->number("run.history_next"));
       }
     } else if (output.fields) {
+      const HostMesh mesh = output_mesh(in);
       if (!gathered || comm.root()) {
-        const HostMesh mesh = gathered ? parts->global_mesh() : in.output_mesh();
         const std::optional<ExodusPart> own = parts && !gathered ? in.output_part(mesh) : std::nullopt;
         writer =
             std::make_unique<AsyncExodusWriter>(opts.output_path(output.file), mesh, vars, in.title(), output.format,

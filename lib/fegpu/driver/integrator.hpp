@@ -101,6 +101,9 @@ public:
   /// True once after every change of the mesh's topology (the output then starts the next file
   /// of its series).
   virtual bool take_topology_change() { return false; }
+  /// Whether the topology can change (cohesive fracture): output gathered on many ranks is then
+  /// made of every rank's output_mesh() at each change, not of the input mesh.
+  virtual bool topology_changes() const { return false; }
   /// Lines the module adds to the end-of-run summary (each ending in a newline), or "".
   virtual std::string summary() { return ""; }
   /// On many ranks: the division of the mesh the integrator runs on (its output is this rank's

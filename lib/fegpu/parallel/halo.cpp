@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <tuple>
 #include <unistd.h>
 #include <utility>
 
@@ -157,6 +158,8 @@ Decomposition::Decomposition(const HostMesh &global, const Comm &comm, bool gath
     gathered_nodes_ =
         comm.gather(std::vector<long>(local_.node_index.begin(), local_.node_index.begin() + local_.owned_nodes));
     gathered_elems_ = comm.gather(local_.elem_index);
+    gathered_node_total_ = p.global_nodes, gathered_elem_total_ = p.global_elems;
+    elems_here_ = local_.elem_index.size();
   }
 }
 
@@ -204,7 +207,6 @@ void Decomposition::plan() {
 
 void Decomposition::follow(const SharedNodes &shared, Index owned) {
   Kokkos::Profiling::ScopedRegion region("fegpu::parallel::follow");
-  FEGPU_CHECK(!gather_, "Decomposition::follow: a topology change with output gathered");
   local_.neighbors = shared.neighbors;
   local_.shared = shared.shared;
   local_.owned_nodes = owned;
@@ -235,9 +237,133 @@ void Decomposition::gather(std::vector<std::vector<double>> &nodal, std::vector<
       v[at[i]] = all[i];
   };
   for (auto &v : nodal)
-    collect(v, gathered_nodes_, part_.global_nodes, local_.owned_nodes); // owned nodes come first
+    collect(v, gathered_nodes_, gathered_node_total_, local_.owned_nodes); // owned nodes come first
   for (auto &v : element)
-    collect(v, gathered_elems_, part_.global_elems, local_.elem_index.size());
+    collect(v, gathered_elems_, gathered_elem_total_, elems_here_);
+}
+
+HostMesh Decomposition::gather_mesh(const HostMesh &part) const {
+  FEGPU_CHECK(gather_, "gather_mesh() of a decomposition made without gathering");
+  const int npe = element_info(part.type).nodes;
+  const std::size_t owned = static_cast<std::size_t>(local_.owned_nodes), ne = part.conn.size() / npe;
+  FEGPU_CHECK(part.node_gid.size() >= owned && part.elem_gid.size() >= ne, "gather_mesh: a part without its ids");
+  // Sizes first (owned nodes, each block's and extra block's elements, each node set's owned
+  // members, each side set's entries), then the ids: nodes, elements, their nodes, the sets'.
+  std::vector<long> sizes = {long(owned)}, ids(part.node_gid.begin(), part.node_gid.begin() + owned);
+  for (const auto &b : part.blocks)
+    sizes.push_back(b.end - b.begin);
+  for (const auto &b : part.extra_blocks)
+    sizes.push_back(long(b.size()));
+  for (std::size_t e = 0; e < ne; ++e) {
+    ids.push_back(part.elem_gid[e]);
+    for (int k = 0; k < npe; ++k)
+      ids.push_back(part.node_gid[part.conn[e * npe + k]]);
+  }
+  std::size_t at = ne; // (the extra blocks' elements follow the main ones in elem_gid)
+  for (const auto &b : part.extra_blocks)
+    for (std::size_t e = 0; e < b.size(); ++e, ++at) {
+      ids.push_back(part.elem_gid[at]);
+      for (int k = 0; k < b.nodes_per_elem; ++k)
+        ids.push_back(part.node_gid[b.conn[e * b.nodes_per_elem + k]]);
+    }
+  for (const auto &set : part.node_sets) {
+    long count = 0;
+    for (Index n : set.a)
+      if (std::size_t(n) < owned) ids.push_back(part.node_gid[n]), ++count;
+    sizes.push_back(count);
+  }
+  for (const auto &set : part.side_sets) {
+    sizes.push_back(long(set.a.size()));
+    for (std::size_t i = 0; i < set.a.size(); ++i)
+      ids.push_back(part.elem_gid[set.a[i]]), ids.push_back(set.b[i]);
+  }
+  elems_here_ = at;
+  const std::vector<double> xyz(part.xyz.begin(), part.xyz.begin() + 3 * owned);
+  const std::vector<long> all_sizes = comm_.gather(sizes), all_ids = comm_.gather(ids);
+  const std::vector<double> all_xyz = comm_.gather(xyz);
+  HostMesh whole;
+  if (!comm_.root()) return whole;
+  // Each rank's parts, read in turn: (id, rank's entry) pairs, then sorted by id.
+  const int ranks = comm_.size(), nb = int(part.blocks.size()), nx = int(part.extra_blocks.size());
+  const std::size_t per = sizes.size();
+  std::vector<std::pair<GlobalId, long>> nodes;                                     // (id, entry in rank order)
+  std::vector<std::vector<std::tuple<GlobalId, long, std::size_t>>> elems(nb + nx); // (id, entry, where its nodes are)
+  std::vector<std::vector<GlobalId>> set_nodes(part.node_sets.size());
+  std::vector<std::vector<std::pair<GlobalId, Index>>> set_sides(part.side_sets.size());
+  long node_entry = 0, elem_entry = 0;
+  std::size_t i = 0;
+  for (int r = 0; r < ranks; ++r) {
+    const long *sz = all_sizes.data() + r * per;
+    for (long k = 0; k < sz[0]; ++k)
+      nodes.push_back({all_ids[i++], node_entry++});
+    for (int b = 0; b < nb + nx; ++b) {
+      const int nodes_per = b < nb ? npe : part.extra_blocks[b - nb].nodes_per_elem;
+      for (long k = 0; k < sz[1 + b]; ++k, i += 1 + nodes_per)
+        elems[b].push_back({all_ids[i], elem_entry++, i + 1});
+    }
+    for (std::size_t s = 0; s < set_nodes.size(); ++s)
+      for (long k = 0; k < sz[1 + nb + nx + s]; ++k)
+        set_nodes[s].push_back(all_ids[i++]);
+    for (std::size_t s = 0; s < set_sides.size(); ++s)
+      for (long k = 0; k < sz[1 + nb + nx + set_nodes.size() + s]; ++k, i += 2)
+        set_sides[s].push_back({all_ids[i], Index(all_ids[i + 1])});
+  }
+  std::sort(nodes.begin(), nodes.end());
+  gathered_nodes_.assign(nodes.size(), 0);
+  whole.type = part.type, whole.dim = part.dim, whole.source = part.source;
+  whole.xyz.resize(3 * nodes.size());
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    whole.node_gid.push_back(nodes[n].first);
+    gathered_nodes_[nodes[n].second] = long(n);
+    for (int c = 0; c < 3; ++c)
+      whole.xyz[3 * n + c] = all_xyz[3 * nodes[n].second + c];
+  }
+  const auto node_of = [&](GlobalId id) {
+    const auto it = std::lower_bound(nodes.begin(), nodes.end(), std::pair<GlobalId, long>(id, -1));
+    FEGPU_CHECK(it != nodes.end() && it->first == id, "gather_mesh: an element's node that no rank owns");
+    return Index(it - nodes.begin());
+  };
+  gathered_elems_.assign(std::size_t(elem_entry), 0);
+  std::vector<std::pair<GlobalId, Index>> elem_of; // (id, place) of the main blocks' elements
+  Index place = 0;
+  for (int b = 0; b < nb + nx; ++b) {
+    std::sort(elems[b].begin(), elems[b].end());
+    std::vector<Index> &conn = b < nb ? whole.conn : whole.extra_blocks.emplace_back(part.extra_blocks[b - nb]).conn;
+    if (b >= nb) conn.clear();
+    if (b < nb) whole.blocks.push_back({part.blocks[b].name, part.blocks[b].id, place, place + Index(elems[b].size())});
+    const int nodes_per = b < nb ? npe : part.extra_blocks[b - nb].nodes_per_elem;
+    for (const auto &[id, entry, first] : elems[b]) {
+      gathered_elems_[entry] = place;
+      whole.elem_gid.push_back(id);
+      if (b < nb) elem_of.push_back({id, place});
+      ++place;
+      for (int k = 0; k < nodes_per; ++k)
+        conn.push_back(node_of(all_ids[first + k]));
+    }
+  }
+  std::sort(elem_of.begin(), elem_of.end());
+  for (std::size_t s = 0; s < set_nodes.size(); ++s) {
+    HostMesh::Set set{part.node_sets[s].name, part.node_sets[s].id, {}, {}};
+    for (GlobalId id : set_nodes[s])
+      set.a.push_back(node_of(id));
+    std::sort(set.a.begin(), set.a.end());
+    whole.node_sets.push_back(std::move(set));
+  }
+  for (std::size_t s = 0; s < set_sides.size(); ++s) {
+    std::vector<std::pair<Index, Index>> sides;
+    for (const auto &[id, side] : set_sides[s]) {
+      const auto it = std::lower_bound(elem_of.begin(), elem_of.end(), std::pair<GlobalId, Index>(id, -1));
+      FEGPU_CHECK(it != elem_of.end() && it->first == id, "gather_mesh: a side of an element no rank has");
+      sides.push_back({it->second, side});
+    }
+    std::sort(sides.begin(), sides.end());
+    HostMesh::Set set{part.side_sets[s].name, part.side_sets[s].id, {}, {}};
+    for (const auto &[e, side] : sides)
+      set.a.push_back(e), set.b.push_back(side);
+    whole.side_sets.push_back(std::move(set));
+  }
+  gathered_node_total_ = long(nodes.size()), gathered_elem_total_ = long(place);
+  return whole;
 }
 
 #ifdef FEGPU_HAVE_MPI

@@ -155,10 +155,10 @@ public:
 
   /// The exchange follows a topology that changed (cohesive insertion): the first `owned` of this
   /// rank's nodes are its own, and it shares `shared.shared[k]` with rank
-  /// `shared.neighbors[k]` (both sides in the same order). Not with output gathered. Its cost is
-  /// the border's, not the rank's: the Nemesis part's neighbours and shared lists follow, its
-  /// node and element lists stay the input's (a module whose topology changes writes its own,
-  /// ExplicitIntegrator::output_part()).
+  /// `shared.neighbors[k]` (both sides in the same order). Its cost is the border's, not the
+  /// rank's: the Nemesis part's neighbours and shared lists follow, its node and element lists
+  /// stay the input's (a module whose topology changes writes its own,
+  /// ExplicitIntegrator::output_part(), or gathers it, gather_mesh()).
   void follow(const SharedNodes &shared, Index owned);
 
   /// This rank's output file's Nemesis data.
@@ -170,6 +170,14 @@ public:
   /// A frame's fields (nodal: one value per local node; element: one per local element) become on
   /// rank 0 the whole mesh's, in its order (owned nodes give the values); empty elsewhere. Collective.
   void gather(std::vector<std::vector<double>> &nodal, std::vector<std::vector<double>> &element) const;
+  /// Output gathered from a topology that changes (cohesive fracture): every rank's `part` (its
+  /// nodes with their global ids, its own ones, [0, owned_nodes()), first; its elements, block by
+  /// block, then those of its extra blocks, each element on one rank, with their global ids)
+  /// becomes rank 0's whole mesh, returned there (empty elsewhere): the nodes in global-id order,
+  /// each block's elements in global-id order, the sets' members mapped. gather() then places
+  /// the fields of such parts there (element fields: the part's elements, then its extra
+  /// blocks'). Collective.
+  HostMesh gather_mesh(const HostMesh &part) const;
 
 private:
   /// The plan of the exchange from local_'s neighbours and shared lists.
@@ -187,8 +195,12 @@ private:
   ExodusPart part_;
   bool gather_ = false, overlap_ = true;
   std::vector<char> shared_flags_;
-  HostMesh global_;                                   ///< rank 0, gathering
-  std::vector<long> gathered_nodes_, gathered_elems_; ///< rank 0: every rank's owned nodes and elements, in turn
+  HostMesh global_; ///< rank 0, gathering
+  /// rank 0: every rank's owned nodes' and elements' places in the gathered mesh, in turn (set
+  /// again by gather_mesh()), and that mesh's sizes; this rank's elements in a frame.
+  mutable std::vector<long> gathered_nodes_, gathered_elems_;
+  mutable long gathered_node_total_ = 0, gathered_elem_total_ = 0;
+  mutable std::size_t elems_here_ = 0;
 
   IndexView send_nodes_;          // (entry): the local node of each entry sent, neighbour after neighbour
   IndexView self_nodes_;          // (shared node): the nodes other ranks hold too, ascending
