@@ -776,10 +776,10 @@ std::vector<pid_t> ranks_of(pid_t top) {
 } // namespace
 
 TEST_F(Mpi, RestartsOnTwoRanksAreTheRunThatWentThrough) {
-  // The pulled strip and the pressed plate on 2 ranks: stopped by --max-steps, and by SIGTERM sent
-  // to the ranks (as a batch system sends it to every task), then continued from the checkpoint
-  // each stop names: every rank's file and the histories are the run's that went through, bit for
-  // bit (the shared nodes' sums go in rank order).
+  // The pulled strip, the pressed plate and the fragmenting ring on 2 ranks: stopped by --max-steps, and by SIGTERM
+  // sent to the ranks (as a batch system sends it to every task), then continued from the checkpoint each stop names:
+  // every rank's file and the histories are the run's that went through, bit for bit (the shared nodes' sums go in rank
+  // order).
   const std::string strip = R"(physics: elastodynamics
 mesh: {generator: rectangle, element: tri6, nx: 16, ny: 4, lx: 1.0, ly: 0.25}
 materials:
@@ -810,6 +810,25 @@ output:
   histories: {every_steps: 7, probes: [{name: c, field: rotation, point: [5, 0, 0]}]}
   checkpoint: {every_steps: 100}
 )";
+  // Cohesive fracture: the expanding ring (Weibull strengths) breaking into fragments, stopped amid
+  // its insertions (step 130 of the short run) or wherever the signal finds it.
+  const std::string ring = R"yaml(physics: cohesive_fracture
+mesh: {generator: annulus, element: tri6, n_theta: 64, n_r: 2, inner_radius: 0.00475, outer_radius: 0.00525}
+materials:
+  ceramic: {density: 2750, youngs_modulus: 2.75e11, poissons_ratio: 0.3, plane: strain}
+initial_conditions:
+  velocity: {x: "100*x/sqrt(x^2+y^2)", y: "100*y/sqrt(x^2+y^2)"}
+fracture:
+  law: {phi_n: 200, phi_t: 200, sigma_max: 3.0e8, tau_max: 3.0e8, alpha: 2, beta: 2}
+  strength: {distribution: weibull, modulus: 10, seed: 1}
+solver: {scatter: coloring}
+time: {end_time: END, safety_factor: 0.5}
+output:
+  file: ring.e
+  every_time: 2.0e-7
+  histories: {every_steps: 3, crack_tip: {from: [0.0, 0.0]}}
+  checkpoint: {every_steps: 100}
+)yaml";
   // The longer runs that the signal stops: a few seconds, with sparser frames and rows.
   struct Case {
     std::string yaml, base, histories, short_end, long_end, cadence, long_cadence, rows, long_rows;
@@ -817,7 +836,9 @@ output:
   for (const Case &c : {Case{strip, "pulled.e", "pulled_histories.csv", "3.0", "600.0", "every_steps: 7",
                              "every_steps: 501", "{every_steps: 3,", "{every_steps: 99,"},
                         Case{plate, "plate.e", "plate_histories.csv", "2.0e-4", "1.0e-2", "every_time: 2.0e-5",
-                             "every_time: 1.0e-3", "{every_steps: 7,", "{every_steps: 99,"}}) {
+                             "every_time: 1.0e-3", "{every_steps: 7,", "{every_steps: 99,"},
+                        Case{ring, "ring.e", "ring_histories.csv", "1.5e-6", "5.0e-5", "every_time: 2.0e-7",
+                             "every_time: 1.0e-5", "{every_steps: 3,", "{every_steps: 99,"}}) {
     SCOPED_TRACE(c.base);
     const std::string input = write_input("input.yaml", replace(c.yaml, "END", c.short_end));
     ASSERT_EQ(mpirun(2, input, "whole").status, 0) << slurp(dir_ / "stderr");
@@ -957,12 +978,13 @@ output:
   }
   // Field output: the T6 plate at uniform strength (where a rank whose check found no candidate
   // node inserted the flags of its last insertion again along with the others' decisions, fixed),
-  // its frames, a new file of the series at each new topology, every rank's part of it. Every file of the 2- and 3-rank
-  // series holds, joined by global id, the one-rank file's nodes (the same coordinates, the last frame's displacements
-  // within 1e-9 of the largest) and elements, the cohesive ones included, once each; their Nemesis counts are the whole
-  // mesh's. Stopped at step 700 and continued on 2 ranks, the files are the run's that went through, bit for bit.
-  // Gathered (output: {gather: true}) on 2 and 3 ranks, rank 0 writes the one-rank run's series, file for file,
-  // each with the same nodes and elements, joined by global id; stopped and continued, bit for bit.
+  // its frames, a new file of the series at each new topology, every rank's part of it. Every file of the 2- and
+  // 3-rank series holds, joined by global id, the one-rank file's nodes (the same coordinates, the last frame's
+  // displacements within 1e-9 of the largest) and elements, the cohesive ones included, once each; their Nemesis
+  // counts are the whole mesh's. Stopped at step 700 and continued on 2 ranks, the files are the run's that went
+  // through, bit for bit. Gathered (output: {gather: true}) on 2 and 3 ranks, rank 0 writes the one-rank run's
+  // series, file for file, each with the same nodes and elements, joined by global id; stopped and continued, bit for
+  // bit.
   {
     const std::string fields = replace(input("tri6", 40, "45.0e6", "# uniform strength"), "  fields: false\n",
                                        "  file: plate.e\n  every_time: 2.0e-6\n");
