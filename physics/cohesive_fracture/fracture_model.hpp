@@ -277,6 +277,7 @@ private:
                                          Growing<Index>("fegpu::cohesive::origin")}; // carry_ and origin_, renumbered
   mutable Growing<Real> values_store_{"fegpu::cohesive::output_values"};             // a frame's cohesive values
   mutable Growing<Index> quad_store_{"fegpu::cohesive::output_quads"};               // and their QUAD4s or WEDGE6s
+  Growing<Real> own_values_store_{"fegpu::cohesive::output_own"}; // (many ranks) those of this rank's elements
   /// Bulk elements touching a cohesive element, grouped by colour, with the colouring's shape
   /// (colour by colour only).
   struct Adjacent {

@@ -143,7 +143,10 @@ bool FractureModel::update_topology(const DofView &u, double /*time*/, long step
     inverse_area_ = RealView();
   }
   // A rank that inserted nothing while others did carries its fields over unchanged.
-  if (forces_again_ && cracked_->num_cohesive() == before) carry_ = iota(num_nodes());
+  if (forces_again_ && cracked_->num_cohesive() == before) { // (into the renumbered carry's storage: no allocation)
+    carry_ = renumbered_store_[0].view(num_nodes());
+    fill_iota(carry_);
+  }
   return forces_again_;
 }
 

@@ -79,6 +79,26 @@ std::pair<IndexView, std::vector<long>> own_cohesive(const CrackedMesh &cm, cons
   return {list, std::vector<long>(h.data(), h.data() + h.extent(0))};
 }
 
+/// The rows of `values` (one per cohesive element) of the cohesive elements this rank computes,
+/// in order, into `store`: a frame's values, without the list and places output_mesh() needs.
+DofView own_values(const CrackedMesh &cm, const DofView &values, Growing<Real> &store) {
+  const Index nc = cm.num_cohesive();
+  const auto sides = cm.sides();
+  Index count = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::cohesive::output_count", range(0, nc), KOKKOS_LAMBDA(Index c, Index & k) { k += sides.own(c); }, count);
+  const DofView own = store.view<DofView>(count, static_cast<int>(values.extent(1)));
+  Kokkos::parallel_scan(
+      "fegpu::cohesive::output_own", range(0, nc), KOKKOS_LAMBDA(Index c, Index & k, bool final) {
+        if (!sides.own(c)) return;
+        if (final)
+          for (int j = 0; j < static_cast<int>(own.extent(1)); ++j)
+            own(k, j) = values(c, j);
+        ++k;
+      });
+  return own;
+}
+
 /// The cohesive block's element: its Exodus name and node count.
 std::pair<const char *, int> cohesive_shape(int dim) {
   return dim == 2 ? std::pair{"QUAD4", 4} : std::pair{"WEDGE6", 6};
@@ -200,14 +220,8 @@ void FractureModel::fill_output(const DofView &u, const DofView &v, const DofVie
   // Many ranks: the nodes held here and the cohesive elements computed here.
   for (auto &field : frame.nodal)
     field.resize(division_->held);
-  const IndexView list = output_cohesive().first;
-  const Index mine = static_cast<Index>(list.extent(0));
-  const DofView own(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::output_own"), mine, 3);
-  Kokkos::parallel_for(
-      "fegpu::cohesive::output_own", range(0, mine), KOKKOS_LAMBDA(Index i) {
-        for (int k = 0; k < 3; ++k)
-          own(i, k) = values(list(i), k);
-      });
+  const DofView own = own_values(*cracked_, values, own_values_store_);
+  const Index mine = static_cast<Index>(own.extent(0));
   for (auto &field : element)
     field.resize(ne + mine);
   for (int k = 0; k < 3; ++k)
