@@ -174,6 +174,7 @@ private:
     IndexView position;                              // (element): its position in the whole mesh
     DeviceView<int *> owner;                         // (element): its rank
     DeviceView<uint8_t *> decides;                   // (facet): this rank decides it, and computes its cohesive element
+    DeviceView<uint8_t *> told;                      // (facet): it decides it, and another rank holds it too
     std::vector<Index> holder_offsets;               // (element + 1): rows of holders
     std::vector<int> holders;                        // the ranks holding each element, own or ghost
     std::vector<int> peers;                          // the ranks holding an element this one holds
@@ -187,10 +188,11 @@ private:
     DofView mass;                                    // the bulk's lumped mass, idle nodes weighing one
     Index owned = 0;                                 // nodes [0, owned) are this rank's own
     bool numbered = false;                           // rank_order() has numbered the nodes, for follow_ranks()
+    DeviceView<Index *[2]> extra;                    // rank_order()'s cohesive incidences, renumbered
     // Device storage kept from insertion to insertion (Growing): a rank allocates nothing there.
     parallel::HolderStore holder_store;
     Growing<Index> incidence_store{"fegpu::cohesive::incidences"}, order_store{"fegpu::cohesive::rank_order"},
-        own_rows_store{"fegpu::cohesive::own_connectivity"};
+        own_rows_store{"fegpu::cohesive::own_connectivity"}, told_store{"fegpu::cohesive::told"};
     Growing<int> mine_store{"fegpu::cohesive::held_here"}, lowest_holder_store{"fegpu::cohesive::lowest_holder"};
     Growing<GlobalId> ids_store{"fegpu::mesh::node_gid"}, lowest_store{"fegpu::cohesive::lowest_place"};
     Growing<Real> mass_store{"fegpu::cohesive::mass"};

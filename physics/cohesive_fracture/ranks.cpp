@@ -33,26 +33,34 @@ void decide(const Topology &t, const IndexView &position, const DeviceView<int *
       });
 }
 
-/// (node, rank) rows for each cohesive element's nodes, both faces, with the rank that computes it;
-/// rank -1 (no row) where both its elements are this rank's own (`own`): this rank computes it,
-/// and its own elements already hold every node of it.
+/// (node, rank) rows for the nodes, both faces, of each cohesive element that touches a ghost, with
+/// the rank that computes it. One whose elements are both this rank's own (most) adds no row: this
+/// rank computes it, and its own elements already hold every node of it.
 template <int NPE>
 DeviceView<Index *[2]> cohesive_incidences(const ConnView &conn, const CohesiveSides &sides, Index nc, Index own,
                                            const IndexView &position, const DeviceView<int *> &owner,
                                            Growing<Index> &store) {
   constexpr int NPF = kFacetNodes<NPE>;
   constexpr ElementType type = solid_type<NPE>();
-  const auto rows = store.view<DeviceView<Index *[2]>>(nc * 2 * NPF);
-  Kokkos::parallel_for(
-      "fegpu::cohesive::incidences", range(0, nc), KOKKOS_LAMBDA(Index c) {
-        const Index a = sides.elem(c, 0), b = sides.elem(c, 1);
-        const int rank = a < own && b < own ? -1 : owner(position(b) < position(a) ? b : a);
-        for (int s = 0; s < 2; ++s)
-          for (int j = 0; j < NPF; ++j) {
-            const std::size_t r = (std::size_t(c) * 2 + s) * NPF + j;
-            rows(r, 0) = conn(sides.elem(c, s), facet_node(type, sides.local(c, s), j));
-            rows(r, 1) = rank;
-          }
+  const auto border = KOKKOS_LAMBDA(Index c) { return sides.elem(c, 0) >= own || sides.elem(c, 1) >= own; };
+  Index count = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::cohesive::border_cohesive", range(0, nc), KOKKOS_LAMBDA(Index c, Index & k) { k += border(c); }, count);
+  const auto rows = store.view<DeviceView<Index *[2]>>(count * 2 * NPF);
+  Kokkos::parallel_scan(
+      "fegpu::cohesive::incidences", range(0, nc), KOKKOS_LAMBDA(Index c, Index & k, bool final) {
+        if (!border(c)) return;
+        if (final) {
+          const Index a = sides.elem(c, 0), b = sides.elem(c, 1);
+          const int rank = owner(position(b) < position(a) ? b : a);
+          for (int s = 0; s < 2; ++s)
+            for (int j = 0; j < NPF; ++j) {
+              const std::size_t r = (std::size_t(k) * 2 + s) * NPF + j;
+              rows(r, 0) = conn(sides.elem(c, s), facet_node(type, sides.local(c, s), j));
+              rows(r, 1) = rank;
+            }
+        }
+        ++k;
       });
   return rows;
 }
@@ -98,6 +106,13 @@ IndexView holder_order(const DeviceView<int *> &mine, const DeviceView<int *> &l
   return new_id;
 }
 
+/// rows(r, 0) = new_id(rows(r, 0)): incidence rows follow a renumbering of the nodes.
+void renumber_rows(const DeviceView<Index *[2]> &rows, const IndexView &new_id) {
+  Kokkos::parallel_for(
+      "fegpu::cohesive::renumber_incidences", range(0, static_cast<Index>(rows.extent(0))),
+      KOKKOS_LAMBDA(Index r) { rows(r, 0) = new_id(rows(r, 0)); });
+}
+
 /// mine(i) = i < held: the nodes this rank holds, once numbered by holder_order().
 void held_first(const DeviceView<int *> &mine, Index held) {
   Kokkos::parallel_for(
@@ -127,17 +142,33 @@ void idle_mass(const DofView &bulk, Index held, const DofView &mass) {
       });
 }
 
-/// The flagged facets, listed.
-IndexView flagged_list(const DeviceView<uint8_t *> &flags, Index count) {
-  IndexView list(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::cohesive::flagged"), count);
+/// The flagged facets that other ranks hold too (`told`), listed on the host (most of a rank's
+/// flags stay on the device: only its border's are sent). `flagged` bounds their number.
+std::vector<Index> told_list(const DeviceView<uint8_t *> &flags, const DeviceView<uint8_t *> &told, Index flagged,
+                             Growing<Index> &store) {
+  const IndexView list = store.view(flagged);
+  Index count = 0;
   Kokkos::parallel_scan(
-      "fegpu::cohesive::flagged", range(0, static_cast<Index>(flags.extent(0))),
+      "fegpu::cohesive::told", range(0, static_cast<Index>(flags.extent(0))),
       KOKKOS_LAMBDA(Index f, Index & k, bool final) {
-        if (!flags(f)) return;
+        if (!flags(f) || !told(f)) return;
         if (final) list(k) = f;
         ++k;
-      });
-  return list;
+      },
+      count);
+  std::vector<Index> out(count);
+  Kokkos::deep_copy(Kokkos::View<Index *, Kokkos::HostSpace>(out.data(), out.size()),
+                    Kokkos::subview(list, std::make_pair(Index(0), count)));
+  return out;
+}
+
+/// The ranks other than `me` holding both elements a and b (rows of sorted holders).
+void both_holders(const std::vector<Index> &offsets, const std::vector<int> &holders, Index a, Index b, int me,
+                  std::vector<int> &out) {
+  out.clear();
+  std::set_intersection(holders.begin() + offsets[a], holders.begin() + offsets[a + 1], holders.begin() + offsets[b],
+                        holders.begin() + offsets[b + 1], std::back_inserter(out));
+  out.erase(std::remove(out.begin(), out.end(), me), out.end());
 }
 
 } // namespace
@@ -203,6 +234,15 @@ void FractureModel::decide_facets() {
     if (f2e(f, 1) >= 0) d.place_facet.push_back({d.facet_place[f], f});
   }
   std::sort(d.place_facet.begin(), d.place_facet.end());
+  const auto decides_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.decides);
+  std::vector<uint8_t> told(topology_.num_facets, 0);
+  std::vector<int> both;
+  for (Index f = 0; f < topology_.num_facets; ++f)
+    if (decides_h(f)) {
+      both_holders(d.holder_offsets, d.holders, f2e(f, 0), f2e(f, 1), d.parts->comm().rank(), both);
+      told[f] = !both.empty();
+    }
+  d.told = to_device("fegpu::cohesive::told", told);
 }
 
 Index FractureModel::exchange_flags(Index flagged) {
@@ -211,18 +251,11 @@ Index FractureModel::exchange_flags(Index flagged) {
   // The facets flagged here go, by place, to every other rank holding both their elements.
   std::vector<std::vector<long>> send(d.peers.size());
   if (flagged > 0) {
-    const IndexView list = flagged_list(flags_, flagged);
-    const auto list_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list);
     std::vector<int> both;
-    for (Index i = 0; i < flagged; ++i) {
-      const Index f = list_h(i), a = d.facet_elems[2 * f], b = d.facet_elems[2 * f + 1];
-      both.clear();
-      std::set_intersection(d.holders.begin() + d.holder_offsets[a], d.holders.begin() + d.holder_offsets[a + 1],
-                            d.holders.begin() + d.holder_offsets[b], d.holders.begin() + d.holder_offsets[b + 1],
-                            std::back_inserter(both));
+    for (Index f : told_list(flags_, d.told, flagged, d.told_store)) {
+      both_holders(d.holder_offsets, d.holders, d.facet_elems[2 * f], d.facet_elems[2 * f + 1], me, both);
       for (int r : both)
-        if (r != me)
-          send[std::lower_bound(d.peers.begin(), d.peers.end(), r) - d.peers.begin()].push_back(d.facet_place[f]);
+        send[std::lower_bound(d.peers.begin(), d.peers.end(), r) - d.peers.begin()].push_back(d.facet_place[f]);
     }
   }
   const auto got = d.parts->comm().exchange(d.peers, send);
@@ -244,6 +277,10 @@ parallel::HolderIncidences FractureModel::holder_incidences() {
   h.own = d.own;
   h.rank = d.parts->comm().rank();
   h.elem_owner = d.owner;
+  if (d.numbered) { // rank_order() made them, and numbered them as it numbered the nodes
+    h.extra = d.extra;
+    return h;
+  }
   h.extra = with_nodes(d.mesh.type, [&](auto npe) {
     return cohesive_incidences<decltype(npe)::value>(cracked_->elem2node, cracked_->sides(), cracked_->num_cohesive(),
                                                      d.own, d.position, d.owner, d.incidence_store);
@@ -256,9 +293,14 @@ IndexView FractureModel::rank_order() {
   Division &d = *division_;
   const Index n = cracked_->num_nodes();
   const DeviceView<int *> mine = d.mine_store.view(n), lowest = d.lowest_holder_store.view(n);
-  parallel::holder_marks(holder_incidences(), mine, lowest);
-  d.numbered = true; // follow_ranks() needs no marks again: the held nodes come first
-  return holder_order(mine, lowest, d.parts->comm().rank(), d.owned, d.held, d.order_store);
+  const parallel::HolderIncidences h = holder_incidences();
+  parallel::holder_marks(h, mine, lowest);
+  const IndexView new_id = holder_order(mine, lowest, d.parts->comm().rank(), d.owned, d.held, d.order_store);
+  // follow_ranks() needs no marks again (the held nodes come first) and takes these rows, renumbered.
+  renumber_rows(h.extra, new_id);
+  d.extra = h.extra;
+  d.numbered = true;
+  return new_id;
 }
 
 void FractureModel::follow_ranks(const CoordView &coords) {
