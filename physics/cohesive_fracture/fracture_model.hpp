@@ -202,7 +202,8 @@ private:
   /// crackable here, and only their cohesive elements computed.
   void decide_facets();
   /// Who holds each node: the owners of its elements and the ranks computing its cohesive elements
-  /// (in the present numbering).
+  /// (rows for those touching a ghost only), in the present numbering; once rank_order() has
+  /// numbered the nodes, its rows renumbered.
   parallel::HolderIncidences holder_incidences();
   /// A numbering with this rank's own nodes first, then the others it holds, then the idle ones
   /// (new_id(i): node i's new index).
