@@ -358,17 +358,23 @@ protected:
     }
     return values;
   }
-  /// `yaml` on one rank, `reordered` (the same run, its sums in another order) on one rank, and
-  /// `yaml` on each of `ranks`, their histories `csv` in dir_/`name`N: on every rank count the
+  /// `yaml` on one rank, each of `reordered` (the same run, its sums in another order) on one rank,
+  /// and `yaml` on each of `ranks`, their histories `csv` in dir_/`name`N: on every rank count the
   /// one-rank run's cohesive elements, nodes and fragments at every row, and every column within
-  /// 4 times how far the one-rank run moved in the other order (fragmentation amplifies rounding).
-  void expect_within_rounding(const std::string &yaml, const std::string &reordered, const std::string &csv,
-                              const std::string &name, const std::vector<int> &ranks) {
+  /// 4 times the farthest the one-rank run moved in another order (fragmentation amplifies
+  /// rounding, by an amount that varies from order to order: one order is one sample of it).
+  void expect_within_rounding(const std::string &yaml, const std::vector<std::string> &reordered,
+                              const std::string &csv, const std::string &name, const std::vector<int> &ranks) {
     ASSERT_EQ(mpirun(1, yaml, name + "1").status, 0);
-    ASSERT_EQ(mpirun(1, reordered, name + "_reordered").status, 0);
     const std::string one = slurp(dir_ / (name + "1") / csv);
-    const double rounding = worst_difference(one, slurp(dir_ / (name + "_reordered") / csv));
-    EXPECT_GT(rounding, 0.0) << "the other order changed no bit";
+    double rounding = 0;
+    for (std::size_t k = 0; k < reordered.size(); ++k) {
+      const std::string out = name + "_reordered" + std::to_string(k);
+      ASSERT_EQ(mpirun(1, reordered[k], out).status, 0);
+      const double moved = worst_difference(one, slurp(dir_ / out / csv));
+      EXPECT_GT(moved, 0.0) << "the other order changed no bit: " << reordered[k];
+      rounding = std::max(rounding, moved);
+    }
     for (int n : ranks) {
       const Result r = mpirun(n, yaml, name + std::to_string(n));
       ASSERT_EQ(r.status, 0) << r.err;
@@ -1057,8 +1063,8 @@ output:
     // in element order, not colour by colour (seen: 7e-6 of a column's largest, the energy
     // balance error; 4e-7 the strain energy). Fragmentation amplifies rounding, and the ranks'
     // sums are another order again (seen: 2e-6 on 2 and 4 ranks).
-    expect_within_rounding(yaml, write_input("ring_atomic.yaml", slurp(yaml) + "solver: {scatter: atomic}\n"), "h.csv",
-                           "ring", {2, 4});
+    expect_within_rounding(yaml, {write_input("ring_atomic.yaml", slurp(yaml) + "solver: {scatter: atomic}\n")},
+                           "h.csv", "ring", {2, 4});
     EXPECT_GT(std::stol(column(slurp(dir_ / "ring1" / "h.csv"), "fragments").back()), 20) << "the ring breaks";
   }
   // 3D: a box of TET4 and of TET10 expanding from its centre, its faces cracking under Weibull
@@ -1163,8 +1169,15 @@ TEST_F(Mpi, SlowPmmaMicrobranchingAsOnOneRank) {
   const std::string pmma =
       replace(example("pmma_microbranching"), "  file: pmma_microbranching.e\n", "  fields: false\n");
   const std::string yaml = write_input("pmma.yaml", pmma);
+  // Two other orders: colour by colour, and the nodes renumbered by element after each insertion.
+  // The recoverable cohesive energy moves most (a sum of small terms near failure): on a 2-core
+  // CPU 1.1e-3 of its largest with colours, 7.1e-4 renumbered, 4.3e-4 and 1.1e-3 on 4 and 2 ranks;
+  // on four H200s, with the colours only, 1.5e-4 against 1.0e-3 on 4 ranks: one order is too few.
   expect_within_rounding(
-      yaml, write_input("pmma_colours.yaml", replace(pmma, "solver: {scatter: atomic}", "solver: {scatter: coloring}")),
+      yaml,
+      {write_input("pmma_colours.yaml", replace(pmma, "solver: {scatter: atomic}", "solver: {scatter: coloring}")),
+       write_input("pmma_renumbered.yaml",
+                   replace(pmma, "  check_every: 1\n", "  check_every: 1\n  renumber_nodes: true\n"))},
       "results_histories.csv", "pmma", {2, 4});
   EXPECT_GT(std::stol(column(slurp(dir_ / "pmma1" / "results_histories.csv"), "fragments").back()), 5)
       << "the crack branches";
