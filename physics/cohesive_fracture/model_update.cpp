@@ -160,7 +160,7 @@ void FractureModel::after_insertion(Index old_cohesive, Index old_nodes) {
   // The points go to a spare buffer, which is swapped in: no allocation (and no wait for the device
   // when the old one is freed) while the capacity, which grows geometrically, holds. The spare is
   // kept however large: freeing it and allocating it again at the next insertion cost one H200
-  // 0.27 ms an insertion of the 3.84M ring (0.5 ms on each of 4 ranks), as much as the reordering.
+  // 0.54 ms an insertion of the 3.84M ring (1.0 ms on each of 4 ranks), more than the reordering.
   const Index cap = std::max<Index>(cracked_->coh2facet.extent(0), points_.extent(0));
   // (The spare's points a row too: an empty spare, never allocated, has none, and a rank of many
   // ranks may follow an insertion with no cohesive element of its own yet.)
