@@ -2,6 +2,7 @@
 // theta degrees to x (an embedded line: the notch's facets are mesh edges), unstructured
 // triangles of size h (Delaunay). Sets: bottom, right, top, left (side and node sets).
 //   gmsh -2 central_notch.geo -setnumber theta 30 -setnumber h 0.2e-3 -bin -format msh41 -o central_notch_30_h200.msh
+//   (T6: -order 2 and the name's suffix _tri6; Gmsh 4.8.4 made the files of test/data)
 DefineConstant[theta = {0, Name "theta"}, h = {0.2e-3, Name "h"}];
 L = 10e-3; c = 1.5e-3; t = theta * Pi / 180;
 Point(1) = {0, -L/2, 0, h}; Point(2) = {L, -L/2, 0, h}; Point(3) = {L, L/2, 0, h}; Point(4) = {0, L/2, 0, h};

@@ -3,6 +3,7 @@
 // left edge below it struck (test_crack_paths makes that set a box). Unstructured triangles of size h (Delaunay: the frontal algorithms lay
 // rows of near-equilateral triangles, a lattice). Sets: bottom, right, top, left.
 //   gmsh -2 kalthoff.geo -setnumber h 1e-3 -bin -format msh41 -o kalthoff_h1000.msh
+//   gmsh -2 -order 2 kalthoff.geo -setnumber h 1e-3 -bin -format msh41 -o kalthoff_h1000_tri6.msh  (T6)
 DefineConstant[h = {1e-3, Name "h"}];
 L = 0.1;
 Point(1) = {0, 0, 0, h}; Point(2) = {L, 0, 0, h}; Point(3) = {L, L, 0, h}; Point(4) = {0, L, 0, h};
