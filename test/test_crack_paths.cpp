@@ -296,8 +296,8 @@ TEST_F(CrackPaths, UnstructuredAndPerturbed4kMeshesFollowTheMechanics) {
 // Mixed mode (K_I = K_II): the crack leaves each tip of a centrally notched plate at the maximum
 // hoop stress's -53.1 degrees to the notch, on an unstructured mesh (0.2 mm) and on the perturbed
 // 4k mesh (0.1 mm); the lattice "same" at 0.1 mm ran at -7.9 (along its rows: docs/verification.md).
-// (At these sizes only: refined, the unstructured meshes head for some -44 degrees, and whether
-// -53.1 is this cohesive case's answer is open; docs/verification.md.)
+// (At these sizes only: refined, the unstructured meshes read some -44 degrees, the path turning
+// towards the far field's direction inside the window; -53.1 holds at the tip: docs/verification.md.)
 TEST_F(CrackPaths, MixedModeKinksAtTheMaximumHoopStressAngle) {
   const double expected = hoop_stress_angle(1.0);
   EXPECT_NEAR(expected, -53.13, 0.01); // the criterion's own value, as published
