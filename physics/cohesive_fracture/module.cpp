@@ -26,13 +26,15 @@ public:
 
 private:
   /// A structured generated mesh steers cracks along its lattice (docs/verification.md measures by
-  /// how much; perturbed, the 4k mesh of T3 and T6 keeps Kalthoff's and the mode I cracks on course).
+  /// how much; perturbed, the 4k mesh of T3 and T6 keeps Kalthoff's and the mode I cracks on course,
+  /// not a mixed-mode kink, which only an unstructured mesh leaves to the stresses).
   std::string warning() const override {
     if (!lattice_) return {};
     return "cracks on a generated mesh without mesh: perturbation follow its lattice (Kalthoff's 70-degree crack "
            "leaves its notch at 75 to 77 degrees on 1 mm cells of diagonals: same or alternate, 81 to 86 on T6; a "
-           "mixed-mode crack runs along the rows of same: docs/verification.md); where the path matters, add "
-           "perturbation: {amplitude: 0.15} (with diagonals: cross) or use an unstructured mesh";
+           "mixed-mode kink runs along the rows or diagonals: docs/verification.md); where the path matters, use an "
+           "unstructured mesh, or add perturbation: {amplitude: 0.15} with diagonals: cross, which keeps mode I and "
+           "Kalthoff's cracks on course but not a mixed-mode kink";
   }
 
   std::unique_ptr<ExplicitIntegrator> build() override {
