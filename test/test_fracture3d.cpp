@@ -412,9 +412,10 @@ TEST(Fracture3D, NotchedSlabCracksAlongTheNotchPlane) {
   }
 }
 
-// The stress check's screen (a node's stress norm bounds the traction of every facet there) skips
-// only facets that cannot crack: an expanding box and annulus with Weibull strengths, cracking
-// step by step, crack the same facets at the same steps with the screen on and off, bit for bit.
+// The stress check's screens (a node's stress norm bounds the traction of every facet there; the
+// largest of its elements' bounds that) skip only facets that cannot crack: an expanding box and
+// annulus with Weibull strengths, cracking step by step, crack the same facets at the same steps
+// with the screens on and off, bit for bit.
 TEST(Fracture, TheScreenSkipsNoFacetThatCracks) {
   for (auto type : {ElementType::Tri3, ElementType::Tri6, ElementType::Tet4, ElementType::Tet10}) {
     const bool solid = type == ElementType::Tet4 || type == ElementType::Tet10;
@@ -444,17 +445,20 @@ TEST(Fracture, TheScreenSkipsNoFacetThatCracks) {
       }
       auto u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.displacement());
       return std::make_tuple(counts, std::vector<double>(u.data(), u.data() + u.span()),
-                             m.cracked().topology.num_facets);
+                             m.cracked().topology.num_facets, m.screened_checks());
     };
-    const auto [on, u_on, facets] = run(true);
-    const auto [off, u_off, unused] = run(false);
+    const auto [on, u_on, facets, screened] = run(true);
+    const auto [off, u_off, unused, none] = run(false);
     EXPECT_EQ(on, off) << type_name(type);
     EXPECT_TRUE(u_on == u_off) << type_name(type);
+    // The element screen ended the early checks (stresses far below the strengths), none without a screen.
+    EXPECT_GE(screened, 3) << type_name(type);
+    EXPECT_EQ(none, 0) << type_name(type);
     // Cracks grew over several steps and stopped short of every facet: the screen was tested near the strengths.
     EXPECT_GT(std::count(on.begin(), on.end(), 0), 1) << type_name(type);
     EXPECT_GT(on.back(), on[on.size() / 2]) << type_name(type);
     EXPECT_LT(on.back(), facets / 2) << type_name(type);
-    std::printf("%s: cohesive elements at steps 20, 40, 60: %ld %ld %ld\n", type_name(type).c_str(), long(on[19]),
-                long(on[39]), long(on[59]));
+    std::printf("%s: cohesive elements at steps 20, 40, 60: %ld %ld %ld; checks the element screen ended: %ld\n",
+                type_name(type).c_str(), long(on[19]), long(on[39]), long(on[59]), screened);
   }
 }

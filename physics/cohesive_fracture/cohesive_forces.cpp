@@ -133,11 +133,15 @@ template <int NPE> struct CohesiveScatter {
 
 void FractureModel::add_internal_force(const DofView &u, const DofView &f, Sweep sweep) {
   FEGPU_CHECK(sweep == Sweep::All, "the fracture model's forces come in one sweep");
-  // TET4's check steps take the nodal stresses from the force pass (fused_stress()).
+  // TET4's check steps take the nodal stresses, or the element screen, from the force pass
+  // (fused_stress()).
   const bool check_next =
       intact_facets_ != 0 && !forces_again_ && next_step_ > 0 && next_step_ % config_.check_every == 0;
   forces_again_ = false;
-  if (check_next && fused_stress()) {
+  if (check_next && fused_stress() && screen_next_) {
+    screen_elements(u, f);
+    screen_step_ = next_step_;
+  } else if (check_next && fused_stress()) {
     nodal_stresses(u, f);
     stress_step_ = next_step_;
   } else {

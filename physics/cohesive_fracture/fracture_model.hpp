@@ -139,6 +139,8 @@ public:
   /// Checks the facets' tractions at displacement u and inserts cohesive elements where the
   /// strength is exceeded. Returns the number inserted (many ranks: in the whole mesh, each once).
   Index check_and_insert(const DofView &u);
+  /// Checks that the element screen ended without reading a nodal stress (every rank's alike).
+  long screened_checks() const { return screened_checks_; }
   /// Inserts cohesive elements at the flagged facets (interior, intact), whatever their stress.
   /// Returns the number inserted. Nodal fields of a driver must then be extended: a driver
   /// built after this call sees the grown mesh from the start. `count`: as CrackedMesh::fracture.
@@ -228,9 +230,14 @@ private:
   bool atomic_scatter() const { return bulk_.config().scatter == ScatterStrategy::Atomic; }
   /// The cohesive tractions and their scatter into f (functors, so a private member may launch them).
   template <int NPE> void cohesive_forces(const DofView &u, const DofView &f);
-  /// stresses_ready: the nodal stresses of u came with its forces (add_internal_force).
-  Index check_and_insert(const DofView &u, bool stresses_ready);
-  template <int NPE> Index check_and_insert(const DofView &u, bool stresses_ready);
+  /// stresses_ready: the nodal stresses of u came with its forces (add_internal_force); screened:
+  /// the element screen did (screen_elements).
+  Index check_and_insert(const DofView &u, bool stresses_ready, bool screened);
+  template <int NPE> Index check_and_insert(const DofView &u, bool stresses_ready, bool screened);
+  /// The element screen at u into screen_hit_ (cleared first): whether any element's mean stress
+  /// could make a node a candidate of the check; with f (not empty), in the pass that adds the
+  /// bulk forces at u to f.
+  void screen_elements(const DofView &u, const DofView &f);
   /// The nodal stresses (area- or volume-weighted sums) of u into nodal_stress_; with f (not
   /// empty), in the pass that adds the bulk forces at u to f.
   void nodal_stresses(const DofView &u, const DofView &f);
@@ -266,6 +273,15 @@ private:
   // step's forces again (forces_again_): those are not the next check's.
   long next_step_ = -1, stress_step_ = -1;
   bool forces_again_ = false;
+  // The element screen (stress_check.cpp): a node's averaged stress is a weighted mean of its
+  // elements', so its norm is at most their largest. While the last check marked no node on any
+  // rank (no topology change since), a check first tests every element's stress against its
+  // nodes' bounds, and reads no nodal stress where none reaches them (most checks of an intact
+  // body, no atomics). screen_step_: the step whose forces' pass did so (TET4; screen_hit_ its
+  // answer).
+  bool screen_next_ = false;
+  long screen_step_ = -1, screened_checks_ = 0;
+  DeviceView<int *> screen_hit_{"fegpu::cohesive::screen_hit", 1};
   // Storage kept from one insertion (or history row) to the next, so that neither allocates: the
   // stress check's nodal sums and inverse areas, two stores each of the origins and coordinates
   // (the new made from the old; store_ holds the live ones).

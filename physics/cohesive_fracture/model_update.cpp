@@ -137,10 +137,11 @@ bool FractureModel::update_topology(const DofView &u, double /*time*/, long step
   next_step_ = step + 1;
   if (step % config_.check_every != 0) return false;
   const Index before = cracked_->num_cohesive();
-  forces_again_ = check_and_insert(u, stress_step_ == step) > 0; // (many ranks: any rank's)
+  forces_again_ = check_and_insert(u, stress_step_ == step, screen_step_ == step) > 0; // (many ranks: any rank's)
   if (forces_again_ && division_) { // every rank alike: the next check sums the areas again
     intact_facets_ = static_cast<Index>(over_ranks(double(intact_here_)));
     inverse_area_ = RealView();
+    screen_next_ = false;
   }
   // A rank that inserted nothing while others did carries its fields over unchanged.
   if (forces_again_ && cracked_->num_cohesive() == before) { // (into the renumbered carry's storage: no allocation)
@@ -209,6 +210,7 @@ void FractureModel::follow_topology(const CoordView &coords) {
   else
     bulk_.set_topology(cracked_->elem2node, coords, origin_);
   inverse_area_ = RealView(); // the stress check sums the areas again on the new nodes
+  screen_next_ = false;       // (and makes the nodes' bounds again before a screen reads them)
   intact_here_ = count_intact(crackable_, cracked_->facet2coh, topology_.num_facets);
   if (!division_) intact_facets_ = intact_here_; // (many ranks: summed where every rank passes)
   peak_bytes_ = std::max(peak_bytes_, memory_bytes());
@@ -269,7 +271,7 @@ void FractureModel::restore(const CheckpointReader &r) {
     tip_rows_.push_back({tip_rows[k], tip_rows[k + 1]});
   fragments_.failed = -1;
   next_step_ = r.has("fracture.next_step") ? static_cast<long>(r.number("fracture.next_step")) : -1;
-  stress_step_ = -1;
+  stress_step_ = screen_step_ = -1;
   forces_again_ = false;
   follow_topology(coords);
   if (division_) intact_facets_ = static_cast<Index>(over_ranks(double(intact_here_)));

@@ -160,13 +160,19 @@ void FractureModel::nodal_stresses(const DofView &u, const DofView &f) {
   bulk_.add_internal_force(u, f, nodal_stress_);
 }
 
-Index FractureModel::check_and_insert(const DofView &u) { return check_and_insert(u, false); }
-
-Index FractureModel::check_and_insert(const DofView &u, bool stresses_ready) {
-  return with_nodes(mesh().type, [&](auto npe) { return check_and_insert<decltype(npe)::value>(u, stresses_ready); });
+void FractureModel::screen_elements(const DofView &u, const DofView &f) {
+  Kokkos::deep_copy(ExecSpace(), screen_hit_, 0);
+  bulk_.screen_stresses(u, f, {node_strength_, screen_hit_});
 }
 
-template <int NPE> Index FractureModel::check_and_insert(const DofView &u, bool stresses_ready) {
+Index FractureModel::check_and_insert(const DofView &u) { return check_and_insert(u, false, false); }
+
+Index FractureModel::check_and_insert(const DofView &u, bool stresses_ready, bool screened) {
+  return with_nodes(mesh().type,
+                    [&](auto npe) { return check_and_insert<decltype(npe)::value>(u, stresses_ready, screened); });
+}
+
+template <int NPE> Index FractureModel::check_and_insert(const DofView &u, bool stresses_ready, bool screened) {
   if (intact_facets_ == 0) return 0; // every crackable facet has cracked: no stresses to compute
   StepPhase phase("fegpu::cohesive::stress_check", "stress_check");
   const Mesh &m = mesh();
@@ -183,11 +189,23 @@ template <int NPE> Index FractureModel::check_and_insert(const DofView &u, bool 
     node_strengths<NPE>(m.elem2node, topology_, cracked_->facet2coh, crackable_, strength_, config_.law, config_.screen,
                         node_strength_);
   }
+  if (screen_next_) {                             // (the last check marked no node: node_strength_ is this topology's)
+    if (!screened) screen_elements(u, DofView()); // a pass of its own
+    int hit = 0;
+    Kokkos::deep_copy(hit, Kokkos::subview(screen_hit_, 0));
+    if (over_ranks(double(hit)) == 0) {
+      ++screened_checks_;
+      return 0;
+    }
+    stresses_ready = false; // some element reaches a bound: the nodal stresses decide
+  }
   if (!stresses_ready) nodal_stresses(u, DofView()); // a pass of their own
   if (parts) parts->sum(nodal_stress_);
   const DeviceView<uint8_t *> candidate = candidate_store_.view(n);
   Index flagged = 0;
-  if (candidates<NPE>(nodal_stress_, inverse_area_, node_strength_, candidate) > 0)
+  const Index marked = candidates<NPE>(nodal_stress_, inverse_area_, node_strength_, candidate);
+  screen_next_ = config_.screen && over_ranks(double(marked)) == 0;
+  if (marked > 0)
     flagged = stress_check<NPE>(m.elem2node, m.coords, topology_, cracked_->facet2coh, crackable_, strength_,
                                 nodal_stress_, inverse_area_, candidate, config_.law, flags_);
   if (!parts) return flagged == 0 ? 0 : insert_facets(flags_, flagged);

@@ -100,7 +100,9 @@ template <int N> struct Solid {
 /// also the element's mean stress times its measure, added at its nodes as components D, D + 1, ...
 /// of the target (JoinedFields: the force, then the stresses), or without Force as components 0,
 /// 1, ...: the fracture module's nodal stresses, in the force's own pass or a pass of their own.
-template <int N, bool Straight = false, bool Stress = false, bool Force = true> struct InternalForce {
+/// Screen: the element's mean stress against its nodes' bounds instead (ElementScreen).
+template <int N, bool Straight = false, bool Stress = false, bool Force = true, bool Screen = false>
+struct InternalForce {
   static constexpr int D = Solid<N>::D, NS = D == 2 ? 3 : 6, C = (Force ? D : 0) + (Stress ? NS : 0);
   // scatter.hpp's LocalAdds, where a team's shares fit the 48 KB of its scratch: the GPU plan's
   // chunks of 128 tetrahedra (coloring.cpp) of C components (TET10's 9 or 6 do not).
@@ -113,12 +115,27 @@ template <int N, bool Straight = false, bool Stress = false, bool Force = true> 
   DeviceView<Material *> mats;
   IndexView elem_mat;
   DofView u;
+  kernels::ElementScreen screen = {};
+  /// The screen's test of element e's mean stress s (xx, yy[, zz], then the shears): its norm
+  /// sqrt(sum of s_ij^2) against the least bound of its nodes, with a margin far beyond rounding.
+  template <class T> KOKKOS_INLINE_FUNCTION void test(Index e, const T &q) const {
+    double least = screen.least(g.conn(e, 0));
+    for (int a = 1; a < N; ++a)
+      least = Kokkos::min(least, screen.least(g.conn(e, a)));
+    if (Kokkos::sqrt(q) * (1 + 1e-6) >= least) screen.hit(0) = 1;
+  }
   template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
+    constexpr bool S = Stress || Screen;
     double x[D][N], ue[D][N], f[D][N], s[6], A;
     g.coords(e, x);
     g.field(e, u, ue);
-    Solid<N>::template force<Straight>(mats(elem_mat(e)), x, ue, f, Stress ? s : nullptr, nullptr,
-                                       Stress ? &A : nullptr);
+    Solid<N>::template force<Straight>(mats(elem_mat(e)), x, ue, f, S ? s : nullptr, nullptr, S ? &A : nullptr);
+    if constexpr (Screen) {
+      double q = 0;
+      for (int k = 0; k < NS; ++k)
+        q += (k < D ? 1 : 2) * s[k] * s[k];
+      test(e, q);
+    }
     for (int a = 0; a < N; ++a) {
       const Index n = g.conn(e, a);
       if constexpr (Force)
@@ -150,7 +167,15 @@ template <int N, bool Straight = false, bool Stress = false, bool Force = true> 
           x[i][a].set(l, g.xyz(n, i)), ue[i][a].set(l, u(n, i));
       }
     simd::Pack s[6], A;
-    Solid<N>::template force<Straight>(mats(mat), x, ue, f, Stress ? s : nullptr, nullptr, Stress ? &A : nullptr);
+    constexpr bool S = Stress || Screen;
+    Solid<N>::template force<Straight>(mats(mat), x, ue, f, S ? s : nullptr, nullptr, S ? &A : nullptr);
+    if constexpr (Screen)
+      for (int l = 0; l < lanes; ++l) {
+        double q = 0;
+        for (int k = 0; k < NS; ++k)
+          q += (k < D ? 1 : 2) * s[k][l] * s[k][l];
+        test(e[l], q);
+      }
     for (int l = 0; l < lanes; ++l)
       for (int a = 0; a < N; ++a) {
         const Index n = g.conn(e[l], a);
@@ -380,26 +405,45 @@ void nodal_measure(const Mesh &mesh, ScatterStrategy scatter, const Coloring &co
 }
 
 namespace {
-/// A pass of InternalForce<N, ..., Stress, Force> over the elements of `sweep` into `target`.
-template <int N, bool Stress, bool Force, class Target>
+/// A pass of InternalForce<N, ..., Stress, Force, Screen> over the elements of `sweep` into `target`.
+template <int N, bool Stress, bool Force, bool Screen = false, class Target>
 void force_pass(const char *label, const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em,
                 ScatterStrategy scatter, const Coloring &coloring, const DofView &u, const Target &target, Sweep sweep,
-                bool straight) {
+                bool straight, const ElementScreen &screen = {}) {
   if constexpr (N == 10)
     if (straight)
       return scatter_elements(label, scatter, coloring, mesh.num_elems(), target,
-                              InternalForce<N, true, Stress, Force>{solid<N>(mesh), mats, em, u}, sweep);
+                              InternalForce<N, true, Stress, Force, Screen>{solid<N>(mesh), mats, em, u, screen},
+                              sweep);
   scatter_elements(label, scatter, coloring, mesh.num_elems(), target,
-                   InternalForce<N, false, Stress, Force>{solid<N>(mesh), mats, em, u}, sweep);
+                   InternalForce<N, false, Stress, Force, Screen>{solid<N>(mesh), mats, em, u, screen}, sweep);
+}
+
+/// The screen alone: each element's mean stress, nothing added (no scatter).
+template <int N, bool Straight>
+void screen_pass(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, const DofView &u,
+                 const ElementScreen &screen) {
+  const InternalForce<N, Straight, false, false, true> element{solid<N>(mesh), mats, em, u, screen};
+  Kokkos::parallel_for(
+      "fegpu::elastic::stress_screen", range(0, mesh.num_elems()),
+      KOKKOS_LAMBDA(Index e) { element(e, [](Index, int, double, int) {}); });
 }
 } // namespace
 
 void internal_force(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, ScatterStrategy scatter,
                     const Coloring &coloring, const DofView &u, const DofView &f, Sweep sweep, bool straight,
-                    const DofView &stress) {
+                    const DofView &stress, const ElementScreen &screen) {
   with_nodes(mesh.type, [&](auto n) {
     constexpr int N = decltype(n)::value;
-    if (!stress.extent(0))
+    if (screen.hit.extent(0) && !f.extent(0)) {
+      if (N == 10 && straight)
+        screen_pass<N, true>(mesh, mats, em, u, screen);
+      else
+        screen_pass<N, false>(mesh, mats, em, u, screen);
+    } else if (screen.hit.extent(0))
+      force_pass<N, false, true, true>("fegpu::elastic::internal_force_and_screen", mesh, mats, em, scatter, coloring,
+                                       u, f, sweep, straight, screen);
+    else if (!stress.extent(0))
       force_pass<N, false, true>("fegpu::elastic::internal_force", mesh, mats, em, scatter, coloring, u, f, sweep,
                                  straight);
     else if (!f.extent(0))

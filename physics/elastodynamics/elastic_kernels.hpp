@@ -41,14 +41,22 @@ void lumped_mass(const Mesh &mesh, const DeviceView<Material *> &mats, const Ind
 /// Whether every element is straight-edged (tet::straight: TET4 always, TET10 where each mid-edge
 /// node is at its edge's midpoint); false in 2D.
 bool straight_edged(const Mesh &mesh);
+/// A bound on the elements' mean stresses (the fracture module's screen): hit(0) = 1 where an
+/// element's stress norm, sqrt(sum of s_ij^2), reaches (to a margin of 1e-6) the least of its
+/// nodes' `least`; nothing is written elsewhere.
+struct ElementScreen {
+  RealView least;
+  DeviceView<int *> hit;
+};
 /// f += the internal force at displacement u of the elements of `sweep`. straight: the mesh is
 /// (straight_edged), and a TET10's Jacobian is taken once, from its corners, not at each point.
 /// With `stress` (3 or 6 components, as element_fields'): in the same pass, stress += each
 /// element's mean stress times its area or volume, at its nodes (the fracture module's averages);
-/// with `stress` and an empty f, the stresses alone.
+/// with `stress` and an empty f, the stresses alone. With `screen` (no stress): the screen in the
+/// force's pass, or with an empty f in a pass of its own.
 void internal_force(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &elem_mat,
                     ScatterStrategy scatter, const Coloring &coloring, const DofView &u, const DofView &f, Sweep sweep,
-                    bool straight, const DofView &stress = {});
+                    bool straight, const DofView &stress = {}, const ElementScreen &screen = {});
 /// out(node, 0) += the areas (2D) or volumes (3D) of the node's elements.
 void nodal_measure(const Mesh &mesh, ScatterStrategy scatter, const Coloring &coloring, const DofView &out);
 /// The element fields at displacement u, (element, field): the mean stress, in 2D xx, yy, xy, zz

@@ -142,6 +142,11 @@ void ElasticModel::add_internal_force(const DofView &u, const DofView &f, const 
                           stress);
 }
 
+void ElasticModel::screen_stresses(const DofView &u, const DofView &f, const kernels::ElementScreen &screen) {
+  kernels::internal_force(mesh_, materials_, elem_material_, config_.scatter, coloring_, u, f, Sweep::All, straight_,
+                          {}, screen);
+}
+
 void ElasticModel::nodal_measure(const DofView &out) const {
   kernels::nodal_measure(mesh_, config_.scatter, coloring_, out);
 }

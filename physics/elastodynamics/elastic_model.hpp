@@ -5,6 +5,7 @@
 /// differences; the dimension is the element type's, and every part below serves both. The cohesive-fracture module
 /// builds on it. Set-up in elastic_model.cpp, kernels in elastic_kernels.cpp, input in input.cpp, output in output.cpp,
 /// the module's registration in module.cpp.
+#include "elastic_kernels.hpp"
 #include "fegpu/assembly/scatter.hpp"
 #include "fegpu/driver/central_difference.hpp"
 #include "fegpu/input/input.hpp"
@@ -76,6 +77,9 @@ public:
   /// add_internal_force over every element, and in the same pass stress += each element's mean
   /// stress times its area or volume at its nodes (kernels::internal_force).
   void add_internal_force(const DofView &u, const DofView &f, const DofView &stress);
+  /// The elements' mean stresses at u against a bound (kernels::ElementScreen): in the pass that
+  /// adds the internal force to f, or alone where f is empty.
+  void screen_stresses(const DofView &u, const DofView &f, const kernels::ElementScreen &screen);
   /// out(node, 0) += the areas or volumes of the node's elements.
   void nodal_measure(const DofView &out) const;
   bool split_sweeps(const std::vector<char> &border) override;
