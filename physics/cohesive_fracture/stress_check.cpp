@@ -6,6 +6,7 @@
 #include "cohesive_facet.hpp"
 #include "fegpu/driver/progress.hpp"
 
+#include <cmath>
 #include <limits>
 
 namespace fegpu::cohesive {
@@ -204,17 +205,20 @@ template <int NPE> Index FractureModel::check_and_insert(const DofView &u, bool 
   const DeviceView<uint8_t *> candidate = candidate_store_.view(n);
   Index flagged = 0;
   const Index marked = candidates<NPE>(nodal_stress_, inverse_area_, node_strength_, candidate);
-  screen_next_ = config_.screen && over_ranks(double(marked)) == 0;
   if (marked > 0)
     flagged = stress_check<NPE>(m.elem2node, m.coords, topology_, cracked_->facet2coh, crackable_, strength_,
                                 nodal_stress_, inverse_area_, candidate, config_.law, flags_);
+  // The ranks' flags, and whether any rank marked a node (the element screen's cue), in one sum:
+  // the marks counted in units of 2^32, above any count of facets.
+  const double unit = 4294967296.0, sum = over_ranks(double(flagged) + (marked > 0 ? unit : 0));
+  screen_next_ = config_.screen && sum < unit;
   if (!parts) return flagged == 0 ? 0 : insert_facets(flags_, flagged);
   // Many ranks: one rank decides each facet, so the sum of the ranks' flags is the number of new
   // cohesive elements; where it is zero (most checks) nothing more is sent. Else the decisions go
   // to every rank holding the facet; each inserts what it holds, and every rank follows. A rank
   // whose check ran no stress pass (no candidate node) still has the flags of its last insertion
   // (or the notch's): cleared before others' come.
-  const Index total = static_cast<Index>(over_ranks(double(flagged)));
+  const Index total = static_cast<Index>(std::fmod(sum, unit));
   if (total == 0) return 0;
   if (flagged == 0) Kokkos::deep_copy(ExecSpace(), flags_, uint8_t(0));
   const Index here = exchange_flags(flagged);
