@@ -424,9 +424,18 @@ template <int N, bool Straight>
 void screen_pass(const Mesh &mesh, const DeviceView<Material *> &mats, const IndexView &em, const DofView &u,
                  const ElementScreen &screen) {
   const InternalForce<N, Straight, false, false, true> element{solid<N>(mesh), mats, em, u, screen};
+#ifdef FEGPU_HOST_LANES // (the host's packs: a thread a run of blocks)
+  const Index ne = mesh.num_elems(), run = 64 * simd::kLanes;
+  Kokkos::parallel_for(
+      "fegpu::elastic::stress_screen", range(0, (ne + run - 1) / run), KOKKOS_LAMBDA(Index r) {
+        host_positions(element, IndexView(), r * run, std::min(ne, (r + 1) * run),
+                       [](Index) { return [](auto...) {}; });
+      });
+#else
   Kokkos::parallel_for(
       "fegpu::elastic::stress_screen", range(0, mesh.num_elems()),
       KOKKOS_LAMBDA(Index e) { element(e, [](Index, int, double, int) {}); });
+#endif
 }
 } // namespace
 
