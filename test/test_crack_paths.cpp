@@ -77,6 +77,19 @@ struct MeshKind {
   }
 };
 
+/// The centrally notched plate's notch at theta degrees to x: its direction (tx, ty), its ends, and
+/// a point's place in its frame (along it from the plate's centre, and across it, towards (-ty, tx)).
+struct Notch {
+  double tx, ty;
+  explicit Notch(int theta)
+      : tx(std::cos(theta * std::numbers::pi / 180)), ty(std::sin(theta * std::numbers::pi / 180)) {}
+  std::array<double, 4> ends() const { return {kL / 2 - kC * tx, -kC * ty, kL / 2 + kC * tx, kC * ty}; }
+  Point frame(Point p) const {
+    const double x = p.x - kL / 2;
+    return {x * tx + p.y * ty, -x * ty + p.y * tx};
+  }
+};
+
 /// The points joined to `tip` by chains of points at most `link` apart (the first within `link`
 /// of the tip): the cracks grown from it, by their cohesive elements' midpoints.
 std::vector<Point> joined_to(Point tip, const std::vector<Point> &points, double link) {
@@ -202,12 +215,12 @@ output: {file: crack.e, every_time: 8.0e-5}
   /// Mode I at theta: the cracks' largest distance from the notch's line within kAhead of its
   /// tips (at stations along it), in mesh sizes, and how far beyond a tip they reached (NaN where no crack grew).
   std::pair<double, double> mode_i_deviation(const MeshKind &mesh, int theta) {
-    const double t = theta * std::numbers::pi / 180, tx = std::cos(t), ty = std::sin(t), nx = -ty, ny = tx;
-    const double cx = kL / 2, s = 1.2e7;
+    const Notch notch(theta);
+    const double nx = -notch.ty, ny = notch.tx, s = 1.2e7;
     // A weaker, tougher-zoned law than PMMA's: a cohesive zone of 0.8 mm, and the 3 mm notch at
     // about twice the Griffith load while the plate's stress stays at 0.6 of the strength.
-    const Result r = run(input(mesh.yaml(theta), s * nx * nx, s * ny * ny, s * nx * ny, 100, 20e6,
-                               {cx - kC * tx, -kC * ty, cx + kC * tx, kC * ty}, 1.2e-5));
+    const Result r =
+        run(input(mesh.yaml(theta), s * nx * nx, s * ny * ny, s * nx * ny, 100, 20e6, notch.ends(), 1.2e-5));
     EXPECT_EQ(r.status, 0) << r.err;
     // Stations 2h apart beyond each tip: the crack nearest the line at each (a branch beside the
     // crack does not count against it; a crack that left the line does).
@@ -215,8 +228,8 @@ output: {file: crack.e, every_time: 8.0e-5}
     std::vector<double> nearest(2 * stations, std::numeric_limits<double>::infinity());
     double reach = 0;
     for (const Point &p : crack()) {
-      const double s_along = (p.x - cx) * tx + p.y * ty, along = std::abs(s_along) - kC;
-      const double off = (p.x - cx) * nx + p.y * ny;
+      const auto [s_along, off] = notch.frame(p);
+      const double along = std::abs(s_along) - kC;
       if (along < 0 || std::hypot(along, off) > kAhead) continue; // (not a crack of the plate's edges)
       const int k = std::min(stations - 1, static_cast<int>(along / (2 * mesh.h))) + (s_along > 0 ? stations : 0);
       nearest[k] = std::min(nearest[k], std::abs(off));
@@ -250,10 +263,10 @@ output: {file: crack.e, every_time: 8.0e-5}
     // (A cohesive zone E G_c / sigma_max^2 of 0.41 mm; the plate's largest principal stress at the
     // end, (1 + lambda) s, 0.64 of the strength: no crack but the notch's.)
     const double s = 11e6, ramp = 6e-5, lambda = mixed_mode_ratio();
-    const double b = 15 * std::numbers::pi / 180, tx = std::cos(b), ty = std::sin(b), cx = kL / 2;
+    const double b = 15 * std::numbers::pi / 180;
+    const Notch notch(15);
     const Result r = run(input(mesh.yaml(15), s * (1 - lambda * std::sin(2 * b)), s * (1 + lambda * std::sin(2 * b)),
-                               s * lambda * std::cos(2 * b), 100, 28e6, {cx - kC * tx, -kC * ty, cx + kC * tx, kC * ty},
-                               ramp, ramp));
+                               s * lambda * std::cos(2 * b), 100, 28e6, notch.ends(), ramp, ramp));
     EXPECT_EQ(r.status, 0) << r.err;
     std::array<double, 2> angle = {std::nan(""), std::nan("")};
     const auto files = series();
@@ -264,8 +277,8 @@ output: {file: crack.e, every_time: 8.0e-5}
         const double sign = side == 0 ? 1 : -1;
         double sx = 0, sy = 0, reach = 0;
         for (const Point &p : points) {
-          const double x = sign * (p.x - cx), y = sign * p.y; // (the left tip turned onto the right)
-          const double dx = x * tx + y * ty - kC, dy = -x * ty + y * tx, r = std::hypot(dx, dy);
+          const Point q = notch.frame(p); // (the left tip turned onto the right by the sign)
+          const double dx = sign * q.x - kC, dy = sign * q.y, r = std::hypot(dx, dy);
           if (dx < -0.2e-3 || r > hi) continue; // (not behind the tip, along the notch)
           reach = std::max(reach, r);
           if (r >= lo) sx += dx, sy += dy;
