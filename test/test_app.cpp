@@ -317,6 +317,15 @@ TEST_F(App, BadFractureInput) {
   expect_bad_input(replace(kFracture, "y0: -0.2}", "y0: -0.2, perturbation: {amplitude: 0.5}}"),
                    {"mesh.perturbation.amplitude", "[0, 0.3]"});
   expect_bad_input(replace(kFracture, "y0: -0.2}", "y0: -0.2, diagonals: union}"), {"mesh.diagonals", "cross"});
+  expect_bad_input(replace(kFracture, "y0: -0.2}", "y0: -0.2, lines: [[0.0, 0.0, 0.5, 0.0]]}"),
+                   {"mesh.lines", "delaunay alone"});
+  expect_bad_input(replace(kFracture, "y0: -0.2}", "y0: -0.2, diagonals: delaunay, lines: [[0.0, 0.0, 2.5, 0.0]]}"),
+                   {"mesh.lines", "in the rectangle"});
+  expect_bad_input(replace(kFracture, "y0: -0.2}", "y0: -0.2, diagonals: delaunay, lines: [[0.0, 0.03, 0.5, 0.03]]}"),
+                   {"mesh", "from the boundary's or another line's"});
+  expect_bad_input(replace(kFracture, "y0: -0.2}",
+                           "y0: -0.2, diagonals: delaunay, lines: [[0.25, -0.1, 0.25, 0.1], [0.1, 0.0, 0.5, 0.0]]}"),
+                   {"mesh", "crosses another"});
   expect_bad_input(replace(kFracture, "y0: -0.2}", "y0: -0.2, node_sets: {hit: {x: [5, 6]}}}"),
                    {"mesh.node_sets.hit", "no node of the mesh lies in this box"});
   expect_bad_input(replace(kFracture, "y0: -0.2}", "y0: -0.2, node_sets: {left: {x: [0, 0]}}}"),
@@ -354,6 +363,11 @@ TEST_F(App, FractureOnALatticeWarnsAndAPerturbedMeshDoesNot) {
   EXPECT_NE(r.err.find("warning: cracks on a generated mesh without mesh: perturbation follow its lattice"),
             std::string::npos)
       << r.err;
+  // No lattice, no warning: the Delaunay rectangle, its notch a line of the mesh (no staircase).
+  r = run(replace(kFracture, "y0: -0.2}", "y0: -0.2, diagonals: delaunay, lines: [[0.0, 0.0, 0.5, 0.0]]}"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("; 5 notch facets\n"), std::string::npos) << "on the notch, no staircase\n" << r.out;
 }
 
 namespace {

@@ -247,6 +247,121 @@ TEST(Generators, PerturbationMovesInteriorNodesOnlyAndKeepsTheArea) {
     }
 }
 
+// The rectangle without a lattice (diagonals: delaunay), checked here from its triangles alone:
+// it tiles the rectangle (areas positive, summing to lx ly; Euler's V - E + F = 1; the sides cut
+// into nx and ny facets); it is Delaunay (no triangle's circle holds the corner across any of its
+// edges); its triangles are near-equilateral in the mean (edges of h on average, no angle below
+// 20 degrees); its edges point every way (each 15-degree sector of directions holds 1/12 of them
+// within 25%: 0.91 to 1.13 here; a lattice has two to four directions); one seed, one mesh.
+TEST(Generators, DelaunayRectangleTilesIsDelaunayAndHasNoPreferredDirection) {
+  const int nx = 45, ny = 30;
+  const double lx = 3.0, ly = 2.0, h = lx / nx;
+  for (ElementType type : {ElementType::Tri3, ElementType::Tri6}) {
+    const HostMesh m = generate_rectangle(type, nx, ny, lx, ly, -1.0, 0.5, Diagonals::Delaunay, 3);
+    const std::size_t npe = element_info(type).nodes, ne = m.conn.size() / npe;
+    const auto x = [&](Index n) { return std::array<double, 2>{m.xyz[3 * n], m.xyz[3 * n + 1]}; };
+    const auto a = areas(m);
+    EXPECT_GT(*std::min_element(a.begin(), a.end()), 0.0);
+    EXPECT_NEAR(std::accumulate(a.begin(), a.end(), 0.0), lx * ly, 1e-12);
+    std::map<std::pair<Index, Index>, std::vector<std::pair<std::size_t, Index>>> edges; // -> (element, corner across)
+    std::set<Index> corners;
+    for (std::size_t e = 0; e < ne; ++e)
+      for (int f = 0; f < 3; ++f) {
+        const Index i = m.conn[npe * e + f], j = m.conn[npe * e + (f + 1) % 3], k = m.conn[npe * e + (f + 2) % 3];
+        edges[{std::min(i, j), std::max(i, j)}].push_back({e, k});
+        corners.insert(i);
+      }
+    EXPECT_EQ(double(corners.size()) - double(edges.size()) + double(ne), 1.0) << type_name(type);
+    double sum = 0, min_angle = 180;
+    std::array<int, 12> sectors{};
+    std::size_t boundary = 0;
+    for (const auto &[ij, sides] : edges) {
+      const auto p = x(ij.first), q = x(ij.second);
+      sum += std::hypot(q[0] - p[0], q[1] - p[1]);
+      const double deg = std::atan2(q[1] - p[1], q[0] - p[0]) * 180 / M_PI;
+      ++sectors[static_cast<int>(std::fmod(deg + 360, 180.0) / 15) % 12];
+      if (sides.size() == 1) ++boundary;
+      ASSERT_LE(sides.size(), 2u);
+      if (sides.size() < 2) continue;
+      // The corner across from the other side, against this side's circle (relative to the circle's size).
+      const std::size_t e = sides[0].first;
+      const auto A = x(m.conn[npe * e]), B = x(m.conn[npe * e + 1]), C = x(m.conn[npe * e + 2]), D = x(sides[1].second);
+      const double ax = A[0] - D[0], ay = A[1] - D[1], bx = B[0] - D[0], by = B[1] - D[1], cx = C[0] - D[0],
+                   cy = C[1] - D[1];
+      const double in = (ax * ax + ay * ay) * (bx * cy - by * cx) - (bx * bx + by * by) * (ax * cy - ay * cx) +
+                        (cx * cx + cy * cy) * (ax * by - ay * bx);
+      EXPECT_LE(in, 1e-9 * h * h * h * h) << "edge " << ij.first << "-" << ij.second << " is not Delaunay";
+    }
+    for (std::size_t e = 0; e < ne; ++e)
+      for (int k = 0; k < 3; ++k) {
+        const auto p = x(m.conn[npe * e + k]), q = x(m.conn[npe * e + (k + 1) % 3]),
+                   r = x(m.conn[npe * e + (k + 2) % 3]);
+        const double u0 = q[0] - p[0], u1 = q[1] - p[1], v0 = r[0] - p[0], v1 = r[1] - p[1];
+        min_angle = std::min(min_angle, std::atan2(u0 * v1 - u1 * v0, u0 * v0 + u1 * v1) * 180 / M_PI);
+      }
+    const double mean = sum / edges.size();
+    std::printf("delaunay %s: %zu elements (%.2f a cell), %zu corners (%.2f a cell), mean edge %.3f h, smallest "
+                "angle %.1f\n",
+                type_name(type).c_str(), ne, double(ne) / (nx * ny), corners.size(), double(corners.size()) / (nx * ny),
+                mean / h, min_angle);
+    EXPECT_NEAR(mean / h, 1.0, 0.1);
+    EXPECT_GE(min_angle, 20.0);
+    const auto [lo, hi] = std::minmax_element(sectors.begin(), sectors.end());
+    std::printf("delaunay %s: 15-degree sectors hold %.2f to %.2f of 1/12 of the edges each\n", type_name(type).c_str(),
+                *lo * 12.0 / edges.size(), *hi * 12.0 / edges.size());
+    for (int s = 0; s < 12; ++s)
+      EXPECT_NEAR(sectors[s] * 12.0 / edges.size(), 1.0, 0.25) << "sector " << 15 * s << " degrees";
+    EXPECT_EQ(boundary, std::size_t(2 * (nx + ny)));
+    const int p = element_info(type).order;
+    EXPECT_EQ(m.xyz.size() / 3, corners.size() + (p - 1) * edges.size());
+    const Mesh dm = upload(m);
+    const Topology t = build_topology(dm);
+    expect_consistent(dm, t);
+    EXPECT_EQ(dm.side_set("bottom").elems.extent(0), std::size_t(nx));
+    EXPECT_EQ(dm.side_set("right").elems.extent(0), std::size_t(ny));
+    EXPECT_EQ(dm.node_set("top").nodes.extent(0), std::size_t(p * nx + 1));
+    EXPECT_EQ(dm.node_set("left").nodes.extent(0), std::size_t(p * ny + 1));
+    if (type == ElementType::Tri6)
+      for (std::size_t e = 0; e < ne; ++e)
+        for (int f = 0; f < 3; ++f)
+          for (int k = 0; k < 2; ++k)
+            EXPECT_EQ(m.xyz[3 * m.conn[6 * e + 3 + f] + k],
+                      0.5 * (m.xyz[3 * m.conn[6 * e + f] + k] + m.xyz[3 * m.conn[6 * e + (f + 1) % 3] + k]));
+    const HostMesh again = generate_rectangle(type, nx, ny, lx, ly, -1.0, 0.5, Diagonals::Delaunay, 3);
+    const HostMesh other = generate_rectangle(type, nx, ny, lx, ly, -1.0, 0.5, Diagonals::Delaunay, 4);
+    EXPECT_EQ(again.xyz, m.xyz);
+    EXPECT_EQ(again.conn, m.conn);
+    EXPECT_NE(other.xyz, m.xyz);
+  }
+  // A line (a notch) is a chain of the mesh's edges from one of its ends to the other, its points
+  // at most h apart; one ending on a boundary point shares it.
+  for (const std::array<double, 4> line : {std::array<double, 4>{-0.6, 0.9, 1.3, 2.1}, {-1.0, 1.5, 0.4, 1.5}}) {
+    const HostMesh m = generate_rectangle(ElementType::Tri3, nx, ny, lx, ly, -1.0, 0.5, Diagonals::Delaunay, 3, {line});
+    const double dx = line[2] - line[0], dy = line[3] - line[1], length = std::hypot(dx, dy);
+    std::vector<std::pair<double, Index>> on; // (parameter along the line, node)
+    for (Index n = 0; n < Index(m.xyz.size() / 3); ++n) {
+      const double t = ((m.xyz[3 * n] - line[0]) * dx + (m.xyz[3 * n + 1] - line[1]) * dy) / (length * length);
+      const double off = std::abs((m.xyz[3 * n] - line[0]) * dy - (m.xyz[3 * n + 1] - line[1]) * dx) / length;
+      if (off < 1e-12 && t > -1e-12 && t < 1 + 1e-12) on.push_back({t, n});
+    }
+    std::sort(on.begin(), on.end());
+    ASSERT_GE(on.size(), 2u);
+    EXPECT_NEAR(on.front().first, 0.0, 1e-12);
+    EXPECT_NEAR(on.back().first, 1.0, 1e-12);
+    std::set<std::pair<Index, Index>> edges;
+    for (std::size_t e = 0; e < m.conn.size() / 3; ++e)
+      for (int f = 0; f < 3; ++f) {
+        const Index i = m.conn[3 * e + f], j = m.conn[3 * e + (f + 1) % 3];
+        edges.insert({std::min(i, j), std::max(i, j)});
+      }
+    for (std::size_t k = 0; k + 1 < on.size(); ++k) {
+      EXPECT_LE((on[k + 1].first - on[k].first) * length, h * (1 + 1e-9));
+      EXPECT_TRUE(edges.count({std::min(on[k].second, on[k + 1].second), std::max(on[k].second, on[k + 1].second)}))
+          << "piece " << k << " of the line is no edge";
+    }
+  }
+}
+
 // The two sweeps of many ranks' overlapped exchange: the elements touching a flagged node (a band
 // of the plate: those with a node left of x = 0.6, found from the coordinates here), then the rest;
 // every part still a valid colouring, every element once.

@@ -172,8 +172,14 @@ void check_counts(int a, int b, const char *what) {
 } // namespace
 
 HostMesh generate_rectangle(ElementType type, int nx, int ny, double lx, double ly, double x0, double y0,
-                            Diagonals diagonals) {
+                            Diagonals diagonals, unsigned seed, const std::vector<std::array<double, 4>> &lines) {
   check_counts(nx, ny, "rectangle");
+  if (diagonals == Diagonals::Delaunay) {
+    if (element_info(type).corners != 3) throw InputError("rectangle: diagonals: delaunay makes triangles only");
+    HostMesh h = delaunay_rectangle(type, nx, ny, lx, ly, x0, y0, seed, lines);
+    finish(h, "rectangle");
+    return h;
+  }
   HostMesh h;
   h.type = type;
   h.dim = type == ElementType::Shell4 ? 3 : 2;

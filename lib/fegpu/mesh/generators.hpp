@@ -6,18 +6,33 @@
 /// size of the previous one, moving outward.
 #include "fegpu/mesh/mesh.hpp"
 
+#include <array>
+#include <vector>
+
 namespace fegpu {
 
 /// How a rectangle's cells are cut into triangles: all along the same diagonal; along alternating
 /// diagonals (the union-jack or 4-8 pattern: every other lattice node meets eight edges, the
 /// others four); or along both, four triangles about a centre node (the 4k mesh: every cell
-/// corner meets eight edges, at 45 degrees).
-enum class Diagonals { Same, Alternate, Cross };
+/// corner meets eight edges, at 45 degrees). Delaunay: no cells, no lattice (delaunay_rectangle).
+enum class Diagonals { Same, Alternate, Cross, Delaunay };
 
 /// nx x ny cells on [x0, x0+lx] x [y0, y0+ly]; side and node sets left, right, bottom, top.
-/// Triangles cut the cells as `diagonals` says. Shell4 gives a flat plate in 3D (z = 0).
+/// Triangles cut the cells as `diagonals` says. Shell4 gives a flat plate in 3D (z = 0). `seed`
+/// and `lines` serve Delaunay alone.
 HostMesh generate_rectangle(ElementType type, int nx, int ny, double lx, double ly, double x0 = 0, double y0 = 0,
-                            Diagonals diagonals = Diagonals::Same);
+                            Diagonals diagonals = Diagonals::Same, unsigned seed = 1,
+                            const std::vector<std::array<double, 4>> &lines = {});
+
+/// The rectangle of T3 or T6 without a lattice: nx and ny equal intervals along its sides and,
+/// inside, a maximal Poisson-disc sample (points at least 0.78 h apart, h = min(lx/nx, ly/ny),
+/// drawn from a hash of `seed`: the same mesh on every machine), triangulated by Delaunay's rule;
+/// T6 mid-side nodes at the edges' middles. Its facets offer every direction, as an unstructured
+/// mesher's do, so crack paths follow no row. Each of `lines` ((x0, y0, x1, y1): a notch, say)
+/// is a chain of edges, as Gmsh's embedded lines are. Side sets bottom, right, top, left (no node
+/// sets: generate_rectangle adds them).
+HostMesh delaunay_rectangle(ElementType type, int nx, int ny, double lx, double ly, double x0, double y0, unsigned seed,
+                            const std::vector<std::array<double, 4>> &lines = {});
 
 /// nx x ny x nz cells on [x0, x0+lx] x [y0, y0+ly] x [z0, z0+lz], each cut into six tetrahedra
 /// (TET4 or TET10) about one of its diagonals (Kuhn's cut), mirrored across every cell face so that
