@@ -17,8 +17,9 @@
 //   with no T-stress: the maximum hoop stress and the far field both send the crack at -45 degrees
 //   to the notch, straight on, -30 to the mesh.
 // Each case runs the application on an input file, as a user does, and reads the Exodus series.
-// The default suite asserts the unstructured (Gmsh) meshes' and the remedy's answers; the Fine tests
-// (label slow) measure every mesh kind at two or three sizes for the tables of docs/verification.md.
+// The default suite asserts the unstructured (Gmsh) meshes' and the remedies' answers (the perturbed
+// 4k mesh; the Delaunay rectangle, its mixed-mode kink as a mean over seeds); the Fine tests (label
+// slow) measure every mesh kind at two or three sizes for the tables of docs/verification.md.
 #include "app_fixture.hpp"
 #include "fegpu/io/exodus.hpp"
 

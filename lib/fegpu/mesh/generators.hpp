@@ -3,7 +3,8 @@
 /// Built-in structured mesh generators. Quadrilateral cells are split into two triangles for T3
 /// and T6; higher-order nodes sit on a refined lattice of the cell's parameter space, so curved
 /// boundaries are followed exactly. Radial grading is geometric: each cell is `grading` times the
-/// size of the previous one, moving outward.
+/// size of the previous one, moving outward. One generator is not structured: the rectangle of
+/// triangles without a lattice (delaunay_rectangle, in delaunay.cpp).
 #include "fegpu/mesh/mesh.hpp"
 
 #include <array>
