@@ -230,7 +230,8 @@ def pmma(out):
     fig, (a, b) = plt.subplots(2, 1, figsize=(9, 6.2), gridspec_kw={"height_ratios": [1.4, 1]})
     pc = crack_picture(a, e, s, "stress_yy", 1e6, "stress yy [MPa]", cmap="coolwarm")
     fig.colorbar(pc, ax=a, label="stress yy [MPa]", shrink=0.8)
-    a.set_title(f"PMMA, eps0 = 0.015: cracks (black) at t = {e.time[s] * 1e6:.1f} us, T6 400 x 100 cells")
+    a.set_title(f"PMMA, eps0 = 0.015: cracks (black) at t = {e.time[s] * 1e6:.1f} us, "
+                f"{len(e.conn):,} T6 (Delaunay, h = 40 um)")
     a.set_xlabel("x [m]")
     a.set_ylabel("y [m]")
     h = histories(f"{out}/pmma_microbranching_histories.csv")
