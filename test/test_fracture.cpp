@@ -187,9 +187,9 @@ void count_allocation(Kokkos::Profiling::SpaceHandle, const char *, const void *
 // What follows the cracked topology is kept in storage that grows geometrically (Growing, and the
 // cracked mesh's own arrays): an insertion allocates only when that storage grows, not each time
 // (on a GPU every allocation, and more every free, which waits for the device, costs tens of
-// microseconds; the PMMA example inserts 575 times). Counted through the Kokkos Tools callback
-// while a crack runs through a coarse PMMA plate (the example's set-up, 167 um cells), a few
-// facets an insertion, after its first insertion.
+// microseconds; the PMMA example inserts on hundreds of its steps). Counted through the Kokkos
+// Tools callback while a crack runs through a coarse PMMA plate (the example's set-up on a
+// lattice of 167 um cells), a few facets an insertion, after its first insertion.
 TEST(Fracture, InsertionsAllocateOnlyToGrow) {
   elastic::Config c;
   c.scatter = ScatterStrategy::Atomic;
