@@ -107,7 +107,8 @@ def collect(a):
             print(f"report.py: skipping {f}: {e}", file=sys.stderr)
             continue
         program = os.path.basename(f).rsplit(".", 1)[0]
-        rows = {k: v for k, v in rows.items() if v.get("program") != program}  # this run replaces them
+        if a.replace == "program":  # this run replaces the program's rows (else only those it has)
+            rows = {k: v for k, v in rows.items() if v.get("program") != program}
         context = data.get("context", {})  # examples.py's files have none: the machine's stays
         host = {k: context.get(k, host[k]) for k in host}
         for b in data["benchmarks"]:
@@ -372,6 +373,8 @@ def main():
     c = sub.add_parser("collect")
     for k in ("machine", "commit", "version", "build", "out"):
         c.add_argument("--" + k, required=True)
+    c.add_argument("--replace", choices=("program", "name"), default="program",
+                   help="drop the machine's old rows of each program run, or only those of the same name")
     c.add_argument("files", nargs="*")
     w = sub.add_parser("write")
     w.add_argument("--out", required=True)
