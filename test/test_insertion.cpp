@@ -208,33 +208,6 @@ TEST(Insertion, SeedTableA2RefinedMeshEveryStrategy) {
   }
 }
 
-// The meshes without a preferred crack direction (the 4k mesh, perturbed): a full fragmentation
-// still gives one node per element corner and side (6 per T6, 3 per T3) and a cohesive element
-// per interior facet, counted here from the cells (4 triangles each, 2 nx ny + nx + ny + 4 nx ny
-// edges, 2 (nx + ny) of them on the boundary), on every counter strategy; random partial cracks
-// match the serial reference.
-TEST(Insertion, FullFragmentationOfPerturbedCrossMeshesIsExact) {
-  const int nx = 30, ny = 20;
-  for (ElementType type : {ElementType::Tri3, ElementType::Tri6}) {
-    HostMesh h = generate_rectangle(type, nx, ny, 3.0, 2.0, 0.0, 0.0, Diagonals::Cross);
-    perturb_nodes(h, 0.3, 3);
-    const Fixture fx(h);
-    const Index ne = 4 * nx * ny, interior = nx * (ny + 1) + ny * (nx + 1) + 4 * nx * ny - 2 * (nx + ny);
-    ASSERT_EQ(fx.mesh.num_elems(), ne);
-    const auto all = to_device(pick(fx.topo, 2.0, 1));
-    for (auto s : {CounterStrategy::Deterministic, CounterStrategy::GlobalAtomic, CounterStrategy::TeamAtomic}) {
-      CrackedMesh cm(fx.mesh, fx.topo, fx.col);
-      cm.fracture(all, s);
-      EXPECT_EQ(cm.num_nodes(), element_info(type).nodes * ne) << type_name(type) << " " << to_string(s);
-      EXPECT_EQ(cm.num_cohesive(), interior) << type_name(type) << " " << to_string(s);
-    }
-    const std::vector<uint8_t> some = pick(fx.topo, 0.3, 5);
-    CrackedMesh cm(fx.mesh, fx.topo, fx.col);
-    cm.fracture(to_device(some), CounterStrategy::Deterministic);
-    EXPECT_EQ(cm.num_nodes(), reference_node_count(fx, some)) << type_name(type);
-  }
-}
-
 /// The interior facets of a mesh counted from its connectivity alone: the sets of corners that two
 /// elements' facets share.
 Index interior_facets(const HostMesh &h) {
@@ -253,6 +226,41 @@ Index interior_facets(const HostMesh &h) {
   for (const auto &[key, count] : seen)
     n += count == 2;
   return n;
+}
+
+// The meshes without a preferred crack direction (the 4k mesh, perturbed; the Delaunay rectangle
+// with a notch line): a full fragmentation still gives one node per element corner and side (6
+// per T6, 3 per T3) and a cohesive element per interior facet, counted for the 4k mesh from the
+// cells (4 triangles each, 2 nx ny + nx + ny + 4 nx ny edges, 2 (nx + ny) of them on the boundary)
+// and for the Delaunay one from its connectivity, on every counter strategy; random partial
+// cracks match the serial reference.
+TEST(Insertion, FullFragmentationOfMeshesWithoutALatticeIsExact) {
+  const int nx = 30, ny = 20;
+  for (ElementType type : {ElementType::Tri3, ElementType::Tri6}) {
+    HostMesh cross = generate_rectangle(type, nx, ny, 3.0, 2.0, 0.0, 0.0, Diagonals::Cross);
+    perturb_nodes(cross, 0.3, 3);
+    HostMesh delaunay =
+        generate_rectangle(type, nx, ny, 3.0, 2.0, 0.0, 0.0, Diagonals::Delaunay, 3, {{{0.0, 1.0, 1.2, 1.0}}});
+    const Index cross_interior = nx * (ny + 1) + ny * (nx + 1) + 4 * nx * ny - 2 * (nx + ny);
+    for (const HostMesh *h : {&cross, &delaunay}) {
+      const Fixture fx(*h);
+      const Index ne = fx.mesh.num_elems();
+      const Index interior = h == &cross ? cross_interior : interior_facets(*h);
+      if (h == &cross) ASSERT_EQ(ne, 4 * nx * ny);
+      const std::string what = std::string(type_name(type)) + (h == &cross ? " cross +p " : " delaunay ");
+      const auto all = to_device(pick(fx.topo, 2.0, 1));
+      for (auto s : {CounterStrategy::Deterministic, CounterStrategy::GlobalAtomic, CounterStrategy::TeamAtomic}) {
+        CrackedMesh cm(fx.mesh, fx.topo, fx.col);
+        cm.fracture(all, s);
+        EXPECT_EQ(cm.num_nodes(), element_info(type).nodes * ne) << what << to_string(s);
+        EXPECT_EQ(cm.num_cohesive(), interior) << what << to_string(s);
+      }
+      const std::vector<uint8_t> some = pick(fx.topo, 0.3, 5);
+      CrackedMesh cm(fx.mesh, fx.topo, fx.col);
+      cm.fracture(to_device(some), CounterStrategy::Deterministic);
+      EXPECT_EQ(cm.num_nodes(), reference_node_count(fx, some)) << what;
+    }
+  }
 }
 
 // Table A.2's case in 3D: every interior face of a tetrahedral mesh cracked at once leaves each

@@ -26,7 +26,7 @@ HostMesh generate_rectangle(ElementType type, int nx, int ny, double lx, double 
                             const std::vector<std::array<double, 4>> &lines = {});
 
 /// The rectangle of T3 or T6 without a lattice: nx and ny equal intervals along its sides and,
-/// inside, a maximal Poisson-disc sample (points at least 0.78 h apart, h = min(lx/nx, ly/ny),
+/// inside, a maximal Poisson-disc sample (points at least 0.70 h apart, h = min(lx/nx, ly/ny),
 /// drawn from a hash of `seed`: the same mesh on every machine), triangulated by Delaunay's rule;
 /// T6 mid-side nodes at the edges' middles. Its facets offer every direction, as an unstructured
 /// mesher's do, so crack paths follow no row. Each of `lines` ((x0, y0, x1, y1): a notch, say)
