@@ -241,11 +241,15 @@ private:
   /// The nodal stresses (area- or volume-weighted sums) of u into nodal_stress_; with f (not
   /// empty), in the pass that adds the bulk forces at u to f.
   void nodal_stresses(const DofView &u, const DofView &f);
-  /// Whether a check step's nodal stresses come from its force pass. On one H200 (bench_fracture,
-  /// intact, a check every step, ten steps) the TET4 box at 1M took 3.91 ms in two passes, 2.85 in
-  /// one; but the TET10 box 10.5 -> 12.6 ms (its nine components a node overflow a team's scratch:
-  /// every share is added atomically) and the T6 annulus at 3.84M 15.7 -> 17.7 ms.
-  bool fused_stress() const { return bulk_.mesh().type == ElementType::Tet4; }
+  /// Whether a check step's nodal stresses (or the element screen) come from its force pass. On
+  /// one H200 (bench_fracture, intact, a check every step, ten steps) the TET4 box at 1M took 3.91
+  /// ms in two passes, 2.85 in one; but the TET10 box 10.5 -> 12.6 ms (its nine components a node
+  /// overflow a team's scratch: every share is added atomically) and the T6 annulus at 3.84M
+  /// 15.7 -> 17.7 ms. A CPU has no scratch to overflow, and one pass reads the elements once: every
+  /// element type fuses there (docs/performance.md has the 2-core figures).
+  bool fused_stress() const {
+    return bulk_.mesh().type == ElementType::Tet4 || std::is_same_v<MemSpace, Kokkos::HostSpace>;
+  }
 
   elastic::ElasticModel bulk_;
   FractureConfig config_;
