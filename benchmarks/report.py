@@ -117,7 +117,7 @@ def collect(a):
             b["program"] = program
             b["commit"] = a.commit
             b["date"] = datetime.date.today().isoformat()
-            b["name"] = b["name"].replace("/real_time", "").replace("/iterations:1", "").replace("/iterations:5", "")
+            b["name"] = b["name"].replace("/real_time", "").replace("/manual_time", "").replace("/iterations:1", "").replace("/iterations:5", "")
             rows[b["name"]] = b
     out = {
         "machine": a.machine,
@@ -251,8 +251,10 @@ def example_cell(m, name):
     text = f"{app['seconds']:.3g} s, {fmt_time(per_step)}/step"
     kernel = rows.get("Example/" + name.split("/", 1)[1])
     if kernel:
-        k = ms(kernel) / 10
-        text += f"; kernels {fmt_time(k)}/step ({per_step / k:.1f}x)"
+        # An iteration is the example's whole run ("steps"); rows from before that took ten
+        # steps after the first ten, and say so.
+        k = ms(kernel) / kernel.get("steps", 10)
+        text += f"; kernels {fmt_time(k)}/step{'' if 'steps' in kernel else ' (10-step)'} ({per_step / k:.1f}x)"
     top = sorted(app.get("phases", {}).items(), key=lambda kv: -kv[1])[:3]
     if top:
         text += "; " + ", ".join(f"{k} {v:.0f}%" for k, v in top)
@@ -285,8 +287,10 @@ def ranks_cell(m, name):
 def examples_section(title, names, machines):
     lines = ["", f"## {title}", "",
              "Wall time from process start to exit (output included) and per step; the kernels' time per",
-             "step of the same mesh and settings from `bench_examples`, and the ratio; the three largest",
-             "phases of a `--profile` run (`time_loop` there is the host's own work between phases).", "",
+             "step of the same mesh and settings over the same steps from `bench_examples` (the whole run",
+             "from t = 0 without output; `10-step`: an older row, ten steps after the first ten), and the",
+             "ratio; the three largest phases of a `--profile` run (`time_loop` there is the host's own work",
+             "between phases).", "",
              "| example | elements | steps | " + " | ".join(m["machine"] for m in machines) + " |",
              "|---|---:|---:|" + "---|" * len(machines)]
     for n in names:
