@@ -3,6 +3,8 @@
 #include "fegpu/core/error.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 
 namespace fegpu {
 
@@ -69,6 +71,66 @@ std::vector<char> elements_touching(const HostMesh &m, const std::vector<char> &
     for (int k = 0; k < npe; ++k)
       touches[e] = touches[e] || nodes[m.conn[e * npe + k]];
   return touches;
+}
+
+void order_for_locality(HostMesh &h) {
+  const std::size_t npe = element_info(h.type).nodes, ne = h.conn.size() / npe, nn = h.xyz.size() / 3;
+  if (ne == 0) return;
+  double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+  for (std::size_t n = 0; n < nn; ++n)
+    for (int d = 0; d < 3; ++d)
+      lo[d] = std::min(lo[d], h.xyz[3 * n + d]), hi[d] = std::max(hi[d], h.xyz[3 * n + d]);
+  std::vector<uint64_t> key(ne);
+  for (std::size_t e = 0; e < ne; ++e) {
+    uint64_t k = 0;
+    for (int d = 0; d < 3; ++d) {
+      double c = 0;
+      for (std::size_t a = 0; a < npe; ++a)
+        c += h.xyz[3 * h.conn[e * npe + a] + d];
+      const double t = hi[d] > lo[d] ? (c / npe - lo[d]) / (hi[d] - lo[d]) : 0.0;
+      const auto q = static_cast<uint64_t>(std::clamp(t, 0.0, 1.0) * 2097151.0); // 2^21 - 1
+      for (int b = 0; b < 21; ++b)
+        k |= ((q >> b) & 1) << (3 * b + d);
+    }
+    key[e] = k;
+  }
+  std::vector<Index> order(ne); // new position -> element of before
+  for (std::size_t p = 0; p < ne; ++p)
+    order[p] = static_cast<Index>(p);
+  for (const ElementBlock &b : h.blocks) // ties (equal keys) keep the file's order
+    std::stable_sort(order.begin() + b.begin, order.begin() + b.end,
+                     [&](Index x, Index y) { return key[x] < key[y]; });
+  std::vector<Index> new_elem(ne), new_node(nn, -1), old_node;
+  old_node.reserve(nn);
+  for (std::size_t p = 0; p < ne; ++p) {
+    new_elem[order[p]] = static_cast<Index>(p);
+    for (std::size_t a = 0; a < npe; ++a) {
+      const Index n = h.conn[order[p] * npe + a];
+      if (new_node[n] < 0) new_node[n] = static_cast<Index>(old_node.size()), old_node.push_back(n);
+    }
+  }
+  for (std::size_t n = 0; n < nn; ++n)
+    if (new_node[n] < 0) new_node[n] = static_cast<Index>(old_node.size()), old_node.push_back(static_cast<Index>(n));
+  std::vector<Index> conn(h.conn.size());
+  std::vector<GlobalId> elem_gid(ne), node_gid(nn);
+  for (std::size_t p = 0; p < ne; ++p) {
+    for (std::size_t a = 0; a < npe; ++a)
+      conn[p * npe + a] = new_node[h.conn[order[p] * npe + a]];
+    elem_gid[p] = h.elem_gid.empty() ? GlobalId(order[p]) + 1 : h.elem_gid[order[p]];
+  }
+  std::vector<double> xyz(h.xyz.size());
+  for (std::size_t n = 0; n < nn; ++n) {
+    for (int d = 0; d < 3; ++d)
+      xyz[3 * n + d] = h.xyz[3 * old_node[n] + d];
+    node_gid[n] = h.node_gid.empty() ? GlobalId(old_node[n]) + 1 : h.node_gid[old_node[n]];
+  }
+  h.conn = std::move(conn), h.xyz = std::move(xyz), h.elem_gid = std::move(elem_gid), h.node_gid = std::move(node_gid);
+  for (HostMesh::Set &s : h.node_sets)
+    for (Index &n : s.a)
+      n = new_node[n];
+  for (HostMesh::Set &s : h.side_sets)
+    for (Index &e : s.a)
+      e = new_elem[e];
 }
 
 Mesh upload(const HostMesh &h) {

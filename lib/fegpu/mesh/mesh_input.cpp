@@ -87,6 +87,7 @@ HostMesh read_mesh(const InputNode &root, const std::string &input_file, const s
     if (std::find(allowed.begin(), allowed.end(), h.type) == allowed.end())
       s.child("file").error("this module does not accept " + type_name(h.type) + " elements");
     h.source = "mesh file '" + path + "'";
+    if (s.get<bool>("reorder", true)) order_for_locality(h); // (the file's ids stay the output's)
     return h;
   }
   const std::string gen = s.get_choice("generator", {"rectangle", "annulus", "disc", "box", "cylinder", "hemisphere"});
