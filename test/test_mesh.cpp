@@ -797,98 +797,98 @@ TEST(Topology, ANonManifoldFacetNamesTheMeshAndTheElement) {
 TEST(Locality, OrderForLocalityKeepsTheMeshAndShortensTheGathersReach) {
   for (ElementType type : {ElementType::Tet10, ElementType::Tri6})
     for (int blocks : {1, 2}) {
-    HostMesh g = type == ElementType::Tet10 ? generate_box(type, 9, 8, 7, 1.0, 0.9, 0.8)
-                                            : generate_rectangle(type, 40, 30, 1.0, 0.75);
-    const std::size_t npe = element_info(type).nodes, ne = g.conn.size() / npe, nn = g.xyz.size() / 3;
-    // The shuffle: new element e is old elem_of[e], new node n old node_of[n]; ids 1-based of before.
-    std::mt19937 rng(7);
-    std::vector<Index> elem_of(ne), node_of(nn), new_node(nn), new_elem(ne);
-    std::iota(elem_of.begin(), elem_of.end(), 0);
-    std::iota(node_of.begin(), node_of.end(), 0);
-    std::shuffle(elem_of.begin(), elem_of.end(), rng);
-    std::shuffle(node_of.begin(), node_of.end(), rng);
-    HostMesh h = g;
-    for (std::size_t n = 0; n < nn; ++n) {
-      new_node[node_of[n]] = static_cast<Index>(n);
-      for (int d = 0; d < 3; ++d)
-        h.xyz[3 * n + d] = g.xyz[3 * node_of[n] + d];
-    }
-    for (std::size_t e = 0; e < ne; ++e) {
-      new_elem[elem_of[e]] = static_cast<Index>(e);
-      for (std::size_t a = 0; a < npe; ++a)
-        h.conn[e * npe + a] = new_node[g.conn[elem_of[e] * npe + a]];
-    }
-    for (auto &s : h.node_sets)
-      for (Index &n : s.a)
-        n = new_node[n];
-    for (auto &s : h.side_sets)
-      for (Index &e : s.a)
-        e = new_elem[e];
-    // Two blocks: the shuffled order's first third and the rest (elements of both all over the box).
-    if (blocks == 2)
-      h.blocks = {{"first", 1, 0, static_cast<Index>(ne / 3)},
-                  {"second", 2, static_cast<Index>(ne / 3), static_cast<Index>(ne)}};
-    const auto span = [&](const HostMesh &m) {
-      double sum = 0;
-      for (std::size_t e = 0; e < ne; ++e) {
-        const auto [lo, hi] = std::minmax_element(m.conn.begin() + e * npe, m.conn.begin() + (e + 1) * npe);
-        sum += *hi - *lo;
-      }
-      return sum / ne;
-    };
-    HostMesh r = h;
-    order_for_locality(r);
-    ASSERT_EQ(r.conn.size(), h.conn.size());
-    ASSERT_EQ(r.xyz.size(), h.xyz.size());
-    ASSERT_EQ(r.elem_gid.size(), ne);
-    ASSERT_EQ(r.node_gid.size(), nn);
-    // The same mesh through the ids: element id i (1-based, h's position i - 1) has the same nodes by
-    // id in the same local order, at the same coordinates, in the same block.
-    std::vector<char> elem_seen(ne, 0);
-    const auto block_of = [](const HostMesh &m, std::size_t e) {
-      for (const auto &b : m.blocks)
-        if (Index(e) >= b.begin && Index(e) < b.end) return b.id;
-      return -1;
-    };
-    for (std::size_t e = 0; e < ne; ++e) {
-      const std::size_t before = r.elem_gid[e] - 1;
-      ASSERT_LT(before, ne);
-      elem_seen[before] = 1;
-      EXPECT_EQ(block_of(r, e), block_of(h, before));
-      for (std::size_t a = 0; a < npe; ++a) {
-        const Index n = r.conn[e * npe + a], m = h.conn[before * npe + a];
-        EXPECT_EQ(r.node_gid[n], GlobalId(m) + 1);
+      HostMesh g = type == ElementType::Tet10 ? generate_box(type, 9, 8, 7, 1.0, 0.9, 0.8)
+                                              : generate_rectangle(type, 40, 30, 1.0, 0.75);
+      const std::size_t npe = element_info(type).nodes, ne = g.conn.size() / npe, nn = g.xyz.size() / 3;
+      // The shuffle: new element e is old elem_of[e], new node n old node_of[n]; ids 1-based of before.
+      std::mt19937 rng(7);
+      std::vector<Index> elem_of(ne), node_of(nn), new_node(nn), new_elem(ne);
+      std::iota(elem_of.begin(), elem_of.end(), 0);
+      std::iota(node_of.begin(), node_of.end(), 0);
+      std::shuffle(elem_of.begin(), elem_of.end(), rng);
+      std::shuffle(node_of.begin(), node_of.end(), rng);
+      HostMesh h = g;
+      for (std::size_t n = 0; n < nn; ++n) {
+        new_node[node_of[n]] = static_cast<Index>(n);
         for (int d = 0; d < 3; ++d)
-          EXPECT_EQ(r.xyz[3 * n + d], h.xyz[3 * m + d]);
+          h.xyz[3 * n + d] = g.xyz[3 * node_of[n] + d];
+      }
+      for (std::size_t e = 0; e < ne; ++e) {
+        new_elem[elem_of[e]] = static_cast<Index>(e);
+        for (std::size_t a = 0; a < npe; ++a)
+          h.conn[e * npe + a] = new_node[g.conn[elem_of[e] * npe + a]];
+      }
+      for (auto &s : h.node_sets)
+        for (Index &n : s.a)
+          n = new_node[n];
+      for (auto &s : h.side_sets)
+        for (Index &e : s.a)
+          e = new_elem[e];
+      // Two blocks: the shuffled order's first third and the rest (elements of both all over the box).
+      if (blocks == 2)
+        h.blocks = {{"first", 1, 0, static_cast<Index>(ne / 3)},
+                    {"second", 2, static_cast<Index>(ne / 3), static_cast<Index>(ne)}};
+      const auto span = [&](const HostMesh &m) {
+        double sum = 0;
+        for (std::size_t e = 0; e < ne; ++e) {
+          const auto [lo, hi] = std::minmax_element(m.conn.begin() + e * npe, m.conn.begin() + (e + 1) * npe);
+          sum += *hi - *lo;
+        }
+        return sum / ne;
+      };
+      HostMesh r = h;
+      order_for_locality(r);
+      ASSERT_EQ(r.conn.size(), h.conn.size());
+      ASSERT_EQ(r.xyz.size(), h.xyz.size());
+      ASSERT_EQ(r.elem_gid.size(), ne);
+      ASSERT_EQ(r.node_gid.size(), nn);
+      // The same mesh through the ids: element id i (1-based, h's position i - 1) has the same nodes by
+      // id in the same local order, at the same coordinates, in the same block.
+      std::vector<char> elem_seen(ne, 0);
+      const auto block_of = [](const HostMesh &m, std::size_t e) {
+        for (const auto &b : m.blocks)
+          if (Index(e) >= b.begin && Index(e) < b.end) return b.id;
+        return -1;
+      };
+      for (std::size_t e = 0; e < ne; ++e) {
+        const std::size_t before = r.elem_gid[e] - 1;
+        ASSERT_LT(before, ne);
+        elem_seen[before] = 1;
+        EXPECT_EQ(block_of(r, e), block_of(h, before));
+        for (std::size_t a = 0; a < npe; ++a) {
+          const Index n = r.conn[e * npe + a], m = h.conn[before * npe + a];
+          EXPECT_EQ(r.node_gid[n], GlobalId(m) + 1);
+          for (int d = 0; d < 3; ++d)
+            EXPECT_EQ(r.xyz[3 * n + d], h.xyz[3 * m + d]);
+        }
+      }
+      EXPECT_EQ(std::count(elem_seen.begin(), elem_seen.end(), 1), Index(ne)) << "a permutation of the elements";
+      std::set<GlobalId> node_ids(r.node_gid.begin(), r.node_gid.end());
+      EXPECT_EQ(node_ids.size(), nn);
+      for (std::size_t k = 0; k < h.node_sets.size(); ++k) {
+        std::set<GlobalId> a, b;
+        for (Index n : h.node_sets[k].a)
+          a.insert(n + 1);
+        for (Index n : r.node_sets[k].a)
+          b.insert(r.node_gid[n]);
+        EXPECT_EQ(a, b) << h.node_sets[k].name;
+      }
+      for (std::size_t k = 0; k < h.side_sets.size(); ++k) {
+        std::set<std::pair<GlobalId, Index>> a, b;
+        for (std::size_t i = 0; i < h.side_sets[k].a.size(); ++i)
+          a.insert({h.side_sets[k].a[i] + 1, h.side_sets[k].b[i]});
+        for (std::size_t i = 0; i < r.side_sets[k].a.size(); ++i)
+          b.insert({r.elem_gid[r.side_sets[k].a[i]], r.side_sets[k].b[i]});
+        EXPECT_EQ(a, b) << h.side_sets[k].name;
+      }
+      const double shuffled = span(h), generated = span(g), ordered = span(r);
+      std::printf("%s, %d block(s), %zu elements, %zu nodes: mean node span in an element: generator's order %.0f, "
+                  "shuffled %.0f, reordered %.0f\n",
+                  type_name(type).c_str(), blocks, ne, nn, generated, shuffled, ordered);
+      EXPECT_GT(shuffled, nn / 4.0);
+      if (blocks == 1) {
+        EXPECT_LT(ordered, 2 * generated);
+        EXPECT_LT(ordered, shuffled / 4);
       }
     }
-    EXPECT_EQ(std::count(elem_seen.begin(), elem_seen.end(), 1), Index(ne)) << "a permutation of the elements";
-    std::set<GlobalId> node_ids(r.node_gid.begin(), r.node_gid.end());
-    EXPECT_EQ(node_ids.size(), nn);
-    for (std::size_t k = 0; k < h.node_sets.size(); ++k) {
-      std::set<GlobalId> a, b;
-      for (Index n : h.node_sets[k].a)
-        a.insert(n + 1);
-      for (Index n : r.node_sets[k].a)
-        b.insert(r.node_gid[n]);
-      EXPECT_EQ(a, b) << h.node_sets[k].name;
-    }
-    for (std::size_t k = 0; k < h.side_sets.size(); ++k) {
-      std::set<std::pair<GlobalId, Index>> a, b;
-      for (std::size_t i = 0; i < h.side_sets[k].a.size(); ++i)
-        a.insert({h.side_sets[k].a[i] + 1, h.side_sets[k].b[i]});
-      for (std::size_t i = 0; i < r.side_sets[k].a.size(); ++i)
-        b.insert({r.elem_gid[r.side_sets[k].a[i]], r.side_sets[k].b[i]});
-      EXPECT_EQ(a, b) << h.side_sets[k].name;
-    }
-    const double shuffled = span(h), generated = span(g), ordered = span(r);
-    std::printf("%s, %d block(s), %zu elements, %zu nodes: mean node span in an element: generator's order %.0f, "
-                "shuffled %.0f, reordered %.0f\n",
-                type_name(type).c_str(), blocks, ne, nn, generated, shuffled, ordered);
-    EXPECT_GT(shuffled, nn / 4.0);
-    if (blocks == 1) {
-      EXPECT_LT(ordered, 2 * generated);
-      EXPECT_LT(ordered, shuffled / 4);
-    }
-  }
 }

@@ -98,8 +98,7 @@ void order_for_locality(HostMesh &h) {
   for (std::size_t p = 0; p < ne; ++p)
     order[p] = static_cast<Index>(p);
   for (const ElementBlock &b : h.blocks) // ties (equal keys) keep the file's order
-    std::stable_sort(order.begin() + b.begin, order.begin() + b.end,
-                     [&](Index x, Index y) { return key[x] < key[y]; });
+    std::stable_sort(order.begin() + b.begin, order.begin() + b.end, [&](Index x, Index y) { return key[x] < key[y]; });
   std::vector<Index> new_elem(ne), new_node(nn, -1), old_node;
   old_node.reserve(nn);
   for (std::size_t p = 0; p < ne; ++p) {
