@@ -24,15 +24,23 @@ template <int NPE> KOKKOS_INLINE_FUNCTION constexpr ElementType solid_type() {
                     : ElementType::Tet10;
 }
 
-/// A facet's place in the whole mesh, the same whatever the ranks: its element of lower position
-/// (position(e), e's index in the whole mesh; e itself where `position` is empty, one rank) times
-/// the facets an element has, plus the facet's local index in that element.
-KOKKOS_INLINE_FUNCTION int64_t facet_place(const DeviceView<Index *[2]> &f2e, const DeviceView<int *[2]> &f2l,
-                                           const IndexView &position, Index f, int facets) {
-  const auto at = [&](Index e) { return position.extent(0) ? position(e) : e; };
+/// A facet's place by a key of the elements, at(e) (0-based, the same for an element on every
+/// rank): its element of lower key times the facets an element has, plus the facet's local index in
+/// that element.
+template <class At>
+KOKKOS_INLINE_FUNCTION int64_t facet_place_by(const DeviceView<Index *[2]> &f2e, const DeviceView<int *[2]> &f2l,
+                                              const At &at, Index f, int facets) {
   const Index a = f2e(f, 0), b = f2e(f, 1);
   const int s = b >= 0 && at(b) < at(a) ? 1 : 0;
   return int64_t(at(s ? b : a)) * facets + f2l(f, s);
+}
+
+/// A facet's place in the whole mesh, the same whatever the ranks: facet_place_by the elements'
+/// positions (position(e), e's index in the whole mesh; e itself where `position` is empty, one rank).
+KOKKOS_INLINE_FUNCTION int64_t facet_place(const DeviceView<Index *[2]> &f2e, const DeviceView<int *[2]> &f2l,
+                                           const IndexView &position, Index f, int facets) {
+  return facet_place_by(
+      f2e, f2l, [&](Index e) -> int64_t { return position.extent(0) ? position(e) : e; }, f, facets);
 }
 
 /// Every facet's place (facet_place()), on the host (ranks.cpp; set-up only).

@@ -199,14 +199,13 @@ void notch_faces(const Mesh &mesh, const Topology &t, const std::vector<std::arr
   Kokkos::deep_copy(out, out_h);
 }
 
-/// Strength factors per facet, mean one, from a hash of the seed and the facet's place in the mesh:
-/// its lower element's id and the facet's local index there (as facet_place(), by the ids), which
-/// a mesh divided among ranks knows as well as a whole one, and a mesh renumbered for locality
-/// (order_for_locality) as well as the file's order (the facet ids of a topology follow the order it
-/// was built in). Ids: the mesh's element ids (a file's, or a divided mesh's whole-mesh ones), else
-/// position (a divided mesh's), else the element itself.
-void strength_factors(const StrengthScatter &sc, const Topology &t, const GlobalIdView &ids, const IndexView &position,
-                      int facets_per_elem, const RealView &out) {
+/// Strength factors per facet, mean one, from a hash of the seed and the facet's place by the
+/// elements' ids (facet_place_by; the mesh's ids: a file's, or 1 to n of a generated mesh, which
+/// a divided mesh keeps), which a mesh divided among ranks knows as well as a whole one, and a mesh
+/// renumbered for locality (order_for_locality) as well as the file's order (the facet ids of a
+/// topology follow the order it was built in).
+void strength_factors(const StrengthScatter &sc, const Topology &t, const GlobalIdView &ids, int facets_per_elem,
+                      const RealView &out) {
   const double gamma = sc.kind == StrengthScatter::Weibull ? std::tgamma(1 + 1 / sc.modulus) : 1.0;
   const int kind = sc.kind;
   const double spread = sc.spread, m = sc.modulus;
@@ -219,12 +218,8 @@ void strength_factors(const StrengthScatter &sc, const Topology &t, const Global
           out(f) = 1.0;
           return;
         }
-        const auto id = [&](Index e) -> int64_t {
-          return ids.extent(0) ? ids(e) - 1 : position.extent(0) ? position(e) : e;
-        };
-        const Index a = f2e(f, 0), b = f2e(f, 1);
-        const int s = b >= 0 && id(b) < id(a) ? 1 : 0;
-        const uint64_t place = uint64_t(id(s ? b : a)) * facets_per_elem + f2l(f, s);
+        const uint64_t place = facet_place_by(
+            f2e, f2l, [&](Index e) { return int64_t(ids(e) - 1); }, f, facets_per_elem);
         const double u = hash_uniform(seed * 0x9E3779B97F4A7C15ull + place + 1);
         out(f) =
             kind == StrengthScatter::Uniform ? 1 + spread * (2 * u - 1) : Kokkos::pow(-Kokkos::log(u), 1 / m) / gamma;
@@ -416,8 +411,7 @@ FractureModel::FractureModel(const HostMesh &mesh, elastic::Config elastic, Frac
   crackable_ = DeviceView<uint8_t *>("fegpu::cohesive::crackable", topology_.num_facets);
   crackable(m, topology_, elem_ok, config_.region, crackable_);
   strength_ = RealView("fegpu::cohesive::strength", topology_.num_facets);
-  strength_factors(config_.strength, topology_, m.elem_gid, division_ ? division_->position : IndexView(),
-                   element_info(m.type).facets, strength_);
+  strength_factors(config_.strength, topology_, m.elem_gid, element_info(m.type).facets, strength_);
   if (division_) decide_facets();
 
   fragment_parent_ =
