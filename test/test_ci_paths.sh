@@ -46,4 +46,18 @@ expect ranks 0 "mpirun --oversubscribe --bind-to none -np 3 $bin /tmp/in.yaml --
   "$REPO/ci/fegpu-kk" --ranks 3 /tmp/in.yaml --output-dir /tmp/o
 expect ranks-equals 0 "-np 2 $bin" -- "$REPO/ci/fegpu-kk" --ranks=2 /tmp/in.yaml --output-dir /tmp/o
 expect ranks-bad 1 "--ranks needs a whole number of ranks, not 'two'" -- "$REPO/ci/fegpu-kk" --ranks two /tmp/in.yaml
+# ci/cuda debs (a GPU machine without a registry): the libraries' packages and what they load,
+# none of the base system's, the tools' or the alternatives' toolchains (where apt knows Debian's).
+if command -v apt-cache >/dev/null && apt-cache show libexodusii-dev >/dev/null 2>&1; then
+  list=$(FEGPU_DRY_RUN=1 bash "$REPO/ci/cuda" debs "$fake/debs" 2>&1)
+  for want in libexodusii-dev 'libnetcdf[0-9]' 'libhdf5-[0-9]' 'libopenmpi[0-9]' 'libmetis[0-9]' \
+    'libyaml-cpp[0-9]' libgtest-dev 'libbenchmark[0-9]' 'libcurl3-gnutls'; do
+    if grep -q "^$want" <<<"$list"; then echo "ok   debs-has-$want"; else
+      echo "FAIL debs: no $want in: $list"; failures=$((failures + 1)); fi
+  done
+  for not in 'libc6$' 'libstdc' gfortran flang libllvm 'cmake$' 'g++' 'python3' 'perl$'; do
+    if grep -q "^$not" <<<"$list"; then echo "FAIL debs: $not in: $list"; failures=$((failures + 1)); else
+      echo "ok   debs-not-$not"; fi
+  done
+fi
 exit $((failures > 0))
