@@ -342,18 +342,11 @@ SharedNodes shared_nodes(const HolderIncidences &h, const DeviceView<int *> &min
     return r >= 0 && r != rank && mine(n);
   };
   const Index first = h.own, rows_in = incidence_rows(h);
-  Index entries = 0;
-  Kokkos::parallel_reduce(
-      "fegpu::parallel::count_border", range(first, rows_in),
-      KOKKOS_LAMBDA(Index i, Index & sum) {
-        for (int k = 0; k < npe; ++k) {
-          Index n;
-          int r;
-          sum += border(i, k, n, r);
-        }
-      },
-      entries);
-  const auto rows = store.border_rows.view<DeviceView<GlobalId *[3]>>(entries);
+  // Room for every incidence of those rows, so that no count must come to the host first (on a GPU
+  // each read back is a wait, and a cracking run lists its border after every insertion); rows
+  // one after the other (LayoutRight), so that the first `entries` of them are one block to copy.
+  using Rows = Kokkos::View<GlobalId *[3], Kokkos::LayoutRight, MemSpace>;
+  const Rows rows = store.border_rows.view<Rows>((rows_in - first) * npe);
   const IndexView next = store.counter.view(1);
   Kokkos::deep_copy(ExecSpace(), next, 0);
   Kokkos::parallel_for(
@@ -366,7 +359,9 @@ SharedNodes shared_nodes(const HolderIncidences &h, const DeviceView<int *> &min
           rows(j, 0) = r, rows(j, 1) = ids(n), rows(j, 2) = n;
         }
       });
-  const auto hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);
+  Index entries = 0;
+  Kokkos::deep_copy(entries, Kokkos::subview(next, 0));
+  const auto hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Rows(rows.data(), entries)); // (its start)
   std::vector<std::array<GlobalId, 3>> list(static_cast<std::size_t>(entries));
   for (Index j = 0; j < entries; ++j)
     list[j] = {hr(j, 0), hr(j, 1), hr(j, 2)};

@@ -192,15 +192,22 @@ void Decomposition::plan() {
       from.push_back(entry);
     from_offsets.push_back(static_cast<Index>(from.size()));
   }
-  const auto upload = [](Growing<Index> &store, const std::vector<Index> &v) {
-    const IndexView out = store.view(static_cast<Index>(v.size()));
-    Kokkos::deep_copy(out, Kokkos::View<const Index *, Kokkos::HostSpace>(v.data(), v.size()));
-    return out;
-  };
-  send_nodes_ = upload(send_store_, send);
-  self_nodes_ = upload(self_store_, self);
-  from_offsets_ = upload(from_offsets_store_, from_offsets);
-  from_ = upload(from_store_, from); // (the buffers grow at the next sum if they must)
+  // The four lists in one upload (on a GPU each copy from the host is a wait; a cracking run plans
+  // again after every insertion), then each a view into it.
+  std::vector<Index> all;
+  Index at[5] = {0}; // where each list begins in `all`, and its end
+  int listed = 0;
+  for (const std::vector<Index> *v : {&send, &self, &from_offsets, &from}) {
+    all.insert(all.end(), v->begin(), v->end());
+    at[++listed] = static_cast<Index>(all.size());
+  }
+  const IndexView lists = plan_store_.view(at[4]);
+  Kokkos::deep_copy(lists, Kokkos::View<const Index *, Kokkos::HostSpace>(all.data(), all.size()));
+  const auto list = [&](int k) { return IndexView(lists.data() + at[k], at[k + 1] - at[k]); }; // (as Growing's)
+  send_nodes_ = list(0);
+  self_nodes_ = list(1);
+  from_offsets_ = list(2);
+  from_ = list(3); // (the buffers grow at the next sum if they must)
   part_.neighbors = local_.neighbors;
   part_.shared = local_.shared;
 }

@@ -207,8 +207,7 @@ private:
   IndexView from_offsets_, from_; // (shared node + 1), (term): entries of combined_ to add, in rank order
   // Their storage, and the buffers', kept when the plan follows a topology (after every insertion
   // of a fracture run): a GPU allocation and free each time cost more than the plan.
-  Growing<Index> send_store_{"fegpu::parallel::send_nodes"}, self_store_{"fegpu::parallel::shared_nodes"},
-      from_offsets_store_{"fegpu::parallel::sum_offsets"}, from_store_{"fegpu::parallel::sum_terms"};
+  Growing<Index> plan_store_{"fegpu::parallel::exchange_lists"}; // the four views above, one after the other
   std::vector<int> offsets_;                 // (neighbour + 1): its first entry in send_ and among those received
   mutable PinnedView send_;                  // (entry * nc + c)
   mutable PinnedView combined_;              // (entry * nc + c): this rank's shared rows, then each neighbour's
