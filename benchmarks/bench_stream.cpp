@@ -2,7 +2,12 @@
 // of 2^26 doubles (512 MiB each, far past any cache), counted as 24 bytes an entry (two reads and
 // a write; a CPU's write-allocate read is not counted, as in STREAM). The other benchmarks' bytes
 // are set against this figure in RESULTS.md.
+// GroupOrder: the one scan of a cracking rank's plan (physics/cohesive_fracture/ranks.cpp): a stable
+// numbering of n items in three groups, the second starting at the first's size, by Kokkos'
+// reduction (its total read back) and parallel_scan (/0) or by scan_with_total() (/1), which needs
+// no read back between; the two numberings are compared.
 #include "common.hpp"
+#include "fegpu/core/scan.hpp"
 
 using namespace fegpu;
 
@@ -29,15 +34,73 @@ void Triad(benchmark::State &state) {
   }
   double wrong = 0;
   Kokkos::parallel_reduce(
-      "fegpu::bench::stream_check", range(0, n),
-      KOKKOS_LAMBDA(Index i, double &w) { w += a(i) != b(i) + s * c(i); }, wrong);
+      "fegpu::bench::stream_check", range(0, n), KOKKOS_LAMBDA(Index i, double &w) { w += a(i) != b(i) + s * c(i); },
+      wrong);
   if (wrong > 0) state.SkipWithError("the triad wrote wrong values");
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 24 * n);
   state.counters["elements"] = n;
 }
 
+/// Item i's group (0, 1, 2; about 80%, 5%, 15%) and its count in a packed 64-bit sum.
+KOKKOS_INLINE_FUNCTION int group_of(Index i) {
+  const uint32_t h = uint32_t(i) * 2654435761u >> 24;
+  return h < 205 ? 0 : h < 218 ? 1 : 2;
+}
+constexpr int64_t kSecond = int64_t(1) << 32;
+KOKKOS_INLINE_FUNCTION int64_t counted(int g) { return g == 0 ? 1 : g == 1 ? kSecond : 0; }
+KOKKOS_INLINE_FUNCTION Index numbered(Index i, int g, int64_t before, int64_t total) {
+  const Index zero = Index(before % kSecond), one = Index(before / kSecond);
+  const Index own = Index(total % kSecond), kept = own + Index(total / kSecond);
+  return g == 0 ? zero : g == 1 ? own + one : kept + (i - zero - one);
+}
+
+void order_by_kokkos(Index n, const IndexView &id) {
+  int64_t total = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::bench::group_sizes", range(0, n), KOKKOS_LAMBDA(Index i, int64_t & c) { c += counted(group_of(i)); },
+      total);
+  Kokkos::parallel_scan(
+      "fegpu::bench::group_order", range(0, n), KOKKOS_LAMBDA(Index i, int64_t & before, bool final) {
+        const int g = group_of(i);
+        if (final) id(i) = numbered(i, g, before, total);
+        before += counted(g);
+      });
+}
+
+void order_by_total(Index n, const IndexView &id, Growing<int64_t> &sums) {
+  scan_with_total(
+      "fegpu::bench::group_order_total", n, KOKKOS_LAMBDA(Index i) { return counted(group_of(i)); },
+      KOKKOS_LAMBDA(Index i, int64_t before, int64_t total) { id(i) = numbered(i, group_of(i), before, total); }, sums);
+}
+
+void GroupOrder(benchmark::State &state) {
+  const Index n = static_cast<Index>(state.range(0));
+  const bool total = state.range(1) == 1;
+  IndexView id("fegpu::bench::order", n), reference("fegpu::bench::order_reference", n);
+  Growing<int64_t> sums("fegpu::bench::order_sums");
+  const auto run = [&] { total ? order_by_total(n, id, sums) : order_by_kokkos(n, id); };
+  run();
+  Kokkos::fence();
+  for (auto _ : state) {
+    run();
+    Kokkos::fence();
+  }
+  (total ? order_by_kokkos(n, reference) : order_by_total(n, reference, sums));
+  Index differ = 0;
+  Kokkos::parallel_reduce(
+      "fegpu::bench::order_check", range(0, n), KOKKOS_LAMBDA(Index i, Index & d) { d += id(i) != reference(i); },
+      differ);
+  if (differ > 0) state.SkipWithError("the two numberings differ");
+  state.counters["elements"] = n;
+}
+
 } // namespace
 
+BENCHMARK(GroupOrder)
+    ->ArgsProduct({{1 << 20, 10 << 20}, {0, 1}})
+    ->ArgNames({"n", "total"})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 BENCHMARK(Triad)->Arg(1 << 26)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 FEGPU_BENCHMARK_MAIN()

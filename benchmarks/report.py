@@ -16,7 +16,7 @@ import sys
 
 # Module sections: title, the benchmark name prefixes they hold, and what the seeds published.
 SECTIONS = [
-    ("Memory bandwidth (`bench_stream`)", ["Triad"], None),
+    ("Memory bandwidth, and the plan's node numbering (`bench_stream`)", ["Triad", "GroupOrder"], None),
     ("Examples end to end (`examples.py`), beside their kernels (`bench_examples`)", ["App/"], None),
     ("Elastodynamics: one explicit step (`bench_step`)", ["Step/"], None),
     ("Mesh: topology and colouring (`bench_mesh`)", ["TopologyBuild", "ElementColoring"], None),

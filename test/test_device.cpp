@@ -4,9 +4,13 @@
 // Views at the wrong offsets, and every parallel_reduce wrote through a null pointer. Here the
 // device reports the size and member offsets of the objects our kernels carry, to be equal to the
 // host's, and reductions of each kind we use give their exact sums.
+#include "fegpu/core/scan.hpp"
 #include "fegpu/core/types.hpp"
 
 #include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
 
 namespace {
 
@@ -80,4 +84,45 @@ TEST(Device, ReductionsGiveTheirExactSums) {
   EXPECT_EQ(sum, 1000.0 * 999.0 * 1000.0 / 2);
   EXPECT_EQ(max, 999.0);
   EXPECT_EQ(into_view, 2 * sum);
+}
+
+namespace {
+
+// Item i's value in the scan test: two counts in one 64-bit value, as the ranks' node order packs them.
+KOKKOS_INLINE_FUNCTION int64_t packed(Index i) { return int64_t(i % 7) + (int64_t(i % 3 == 0) << 32); }
+
+/// scan_with_total() over [0, n) of packed(), each item's prefix and total written out.
+int64_t scan_packed(Index n, const DeviceView<int64_t *> &before, const DeviceView<int64_t *> &total,
+                    fegpu::Growing<int64_t> &sums) {
+  return fegpu::scan_with_total(
+      "fegpu::test::scan", n, KOKKOS_LAMBDA(Index i) { return packed(i); },
+      KOKKOS_LAMBDA(Index i, int64_t p, int64_t t) { before(i) = p, total(i) = t; }, sums);
+}
+
+} // namespace
+
+// scan_with_total() (core/scan.hpp) against a running sum on the host: each item's prefix and the
+// total, at sizes around its blocks' (kScanBlock) edges, the empty range included, the values
+// 64-bit, and later calls reusing the sums.
+TEST(Device, ScanWithTotalGivesEachItemItsPrefixAndTheTotal) {
+  fegpu::Growing<int64_t> sums("sums");
+  const Index b = fegpu::kScanBlock;
+  for (Index n : {Index(0), Index(1), b - 1, b, b + 1, 3 * b + 17, Index(250000), Index(7)}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    DeviceView<int64_t *> before("before", n), total("total", n);
+    const int64_t got = scan_packed(n, before, total, sums);
+    const auto bh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), before);
+    const auto th = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), total);
+    int64_t sum = 0;
+    for (Index i = 0; i < n; ++i)
+      sum += packed(i);
+    int64_t run = 0;
+    Index wrong = 0;
+    for (Index i = 0; i < n; ++i) {
+      wrong += bh(i) != run || th(i) != sum;
+      run += packed(i);
+    }
+    EXPECT_EQ(wrong, 0);
+    EXPECT_EQ(got, sum);
+  }
 }

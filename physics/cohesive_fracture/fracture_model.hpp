@@ -198,6 +198,7 @@ private:
     Growing<int> mine_store{"fegpu::cohesive::held_here"}, lowest_holder_store{"fegpu::cohesive::lowest_holder"};
     Growing<GlobalId> ids_store{"fegpu::mesh::node_gid"}, lowest_store{"fegpu::cohesive::lowest_place"};
     Growing<Real> mass_store{"fegpu::cohesive::mass"};
+    Growing<int64_t> order_sums{"fegpu::cohesive::rank_order_sums"};
   };
   void divide(const HostMesh &mesh, parallel::Decomposition *parts);
   /// Which facets this rank decides (their element of lower position is its own): only those are

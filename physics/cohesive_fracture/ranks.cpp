@@ -11,6 +11,7 @@
 /// exchange follows the new holders.
 #include "cohesive_facet.hpp"
 #include "fegpu/core/error.hpp"
+#include "fegpu/core/scan.hpp"
 #include "fegpu/driver/progress.hpp"
 #include "fegpu/parallel/distribute.hpp"
 
@@ -86,23 +87,24 @@ void group_sizes(const DeviceView<int *> &mine, const DeviceView<int *> &lowest,
 }
 
 /// A numbering with this rank's own nodes first, then the others it holds, then the idle ones,
-/// each group in its present order (one scan); `held` gets the first two groups' size, `owned`
-/// the first's.
+/// each group in its present order (one scan, which sees group 0's size where group 1 starts);
+/// `held` gets the first two groups' size, `owned` the first's.
 IndexView holder_order(const DeviceView<int *> &mine, const DeviceView<int *> &lowest, int rank, Index &owned,
-                       Index &held, Growing<Index> &store) {
+                       Index &held, Growing<Index> &store, Growing<int64_t> &sums) {
   const Index n = static_cast<Index>(mine.extent(0));
-  group_sizes(mine, lowest, rank, owned, held);
   const IndexView new_id = store.view(n);
-  const Index own = owned, kept = held;
-  Kokkos::parallel_scan(
-      "fegpu::cohesive::rank_order", range(0, n), KOKKOS_LAMBDA(Index i, int64_t & before, bool final) {
+  const int64_t counts = scan_with_total(
+      "fegpu::cohesive::rank_order", n,
+      KOKKOS_LAMBDA(Index i) { return group_count(node_group(mine, lowest, i, rank)); },
+      KOKKOS_LAMBDA(Index i, int64_t before, int64_t total) {
+        const Index zero = static_cast<Index>(before % kGroupOne), one = static_cast<Index>(before / kGroupOne);
+        const Index own = static_cast<Index>(total % kGroupOne), kept = own + static_cast<Index>(total / kGroupOne);
         const int g = node_group(mine, lowest, i, rank);
-        if (final) {
-          const Index zero = static_cast<Index>(before % kGroupOne), one = static_cast<Index>(before / kGroupOne);
-          new_id(i) = g == 0 ? zero : g == 1 ? own + one : kept + (i - zero - one);
-        }
-        before += group_count(g);
-      });
+        new_id(i) = g == 0 ? zero : g == 1 ? own + one : kept + (i - zero - one);
+      },
+      sums);
+  owned = static_cast<Index>(counts % kGroupOne);
+  held = owned + static_cast<Index>(counts / kGroupOne);
   return new_id;
 }
 
@@ -295,7 +297,8 @@ IndexView FractureModel::rank_order() {
   const DeviceView<int *> mine = d.mine_store.view(n), lowest = d.lowest_holder_store.view(n);
   const parallel::HolderIncidences h = holder_incidences();
   parallel::holder_marks(h, mine, lowest);
-  const IndexView new_id = holder_order(mine, lowest, d.parts->comm().rank(), d.owned, d.held, d.order_store);
+  const IndexView new_id =
+      holder_order(mine, lowest, d.parts->comm().rank(), d.owned, d.held, d.order_store, d.order_sums);
   // follow_ranks() needs no marks again (the held nodes come first) and takes these rows, renumbered.
   renumber_rows(h.extra, new_id);
   d.extra = h.extra;
