@@ -640,10 +640,12 @@ TEST(Insertion, EveryRankSplitsTheNodesItHoldsAsOneRankDoes) {
       const std::vector<long> places = facet_places(one.topo, identity, nf);
       for (Index f = 0; f < one.topo.num_facets; ++f)
         if (flags[f]) cracked.insert(places[f]);
-      for (int parts : {2, 3}) {
+      // Ranks from `base`: from 31 on, the border's rows of ranks 32 and above, which shared_nodes()
+      // cannot mark listed (a bit a rank below 32), come back repeated and must still list once.
+      for (auto [parts, base] : {std::pair{2, 0}, std::pair{3, 0}, std::pair{3, 31}}) {
         std::vector<int> part(ne);
         for (Index e = 0; e < ne; ++e)
-          part[e] = parts == 2 ? e * parts / ne : (e * 7 % ne) * parts / ne;
+          part[e] = base + (parts == 2 ? e * parts / ne : (e * 7 % ne) * parts / ne);
         // The one-rank reference of each node's holders: the ranks of its elements and of the
         // cohesive elements at it.
         std::map<GlobalId, std::set<int>> holders;
@@ -658,9 +660,9 @@ TEST(Insertion, EveryRankSplitsTheNodesItHoldsAsOneRankDoes) {
         std::map<std::pair<int, int>, std::vector<GlobalId>> lists; // (rank, neighbour): shared ids in order
         std::map<GlobalId, std::vector<long>> together;
         Index cohesive = 0;
-        for (int r = 0; r < parts; ++r) {
+        for (int r = base; r < base + parts; ++r) {
           SCOPED_TRACE(type_name(g.type) + ", " + std::to_string(fraction) + " of the facets, rank " +
-                       std::to_string(r) + " of " + std::to_string(parts));
+                       std::to_string(r) + " of " + std::to_string(base) + ".." + std::to_string(base + parts - 1));
           const fegpu::parallel::LocalMesh l = fegpu::parallel::local_part(g, part, r, true);
           const Fixture x(fegpu::parallel::with_ghosts(l));
           const std::vector<Index> position = fegpu::parallel::element_positions(l);

@@ -349,23 +349,35 @@ SharedNodes shared_nodes(const HolderIncidences &h, const DeviceView<int *> &min
   const Rows rows = store.border_rows.view<Rows>((rows_in - first) * npe);
   const IndexView next = store.counter.view(1);
   Kokkos::deep_copy(ExecSpace(), next, 0);
+  const std::size_t nodes = mine.extent(0);
+  if (store.listed.extent(0) < nodes) // (zeroed)
+    store.listed =
+        DeviceView<uint32_t *>("fegpu::parallel::border_listed", std::max(nodes, store.listed.extent(0) * 3 / 2));
+  const DeviceView<uint32_t *> listed = store.listed;
   Kokkos::parallel_for(
       "fegpu::parallel::list_border", range(first, rows_in), KOKKOS_LAMBDA(Index i) {
         for (int k = 0; k < npe; ++k) {
           Index n;
           int r;
           if (!border(i, k, n, r)) continue;
+          // A node's row for rank r once, not once an incidence (the host sorts what comes back):
+          // a border node has several elements of the other rank.
+          if (r < 32 && (Kokkos::atomic_fetch_or(&listed(n), uint32_t(1) << r) >> r & 1u)) continue;
           const Index j = Kokkos::atomic_fetch_inc(&next(0));
           rows(j, 0) = r, rows(j, 1) = ids(n), rows(j, 2) = n;
         }
       });
   Index entries = 0;
   Kokkos::deep_copy(entries, Kokkos::subview(next, 0));
-  const auto hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Rows(rows.data(), entries)); // (its start)
+  const Rows listing(rows.data(), entries); // (its start)
+  const auto hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), listing);
+  Kokkos::parallel_for( // (zero again for the next call; on a GPU while the host sorts)
+      "fegpu::parallel::unlist_border", range(0, entries),
+      KOKKOS_LAMBDA(Index j) { listed(static_cast<Index>(listing(j, 2))) = 0; });
   std::vector<std::array<GlobalId, 3>> list(static_cast<std::size_t>(entries));
   for (Index j = 0; j < entries; ++j)
     list[j] = {hr(j, 0), hr(j, 1), hr(j, 2)};
-  std::sort(list.begin(), list.end()); // (the atomic order, and repeats, gone)
+  std::sort(list.begin(), list.end()); // (the atomic order, and the repeats of ranks 32 and above, gone)
   list.erase(std::unique(list.begin(), list.end()), list.end());
   SharedNodes out;
   for (const auto &[r, id, n] : list) {

@@ -97,6 +97,10 @@ void holder_marks(const HolderIncidences &h, const DeviceView<int *> &mine, cons
 struct HolderStore {
   Growing<GlobalId> border_rows{"fegpu::parallel::border_rows"};
   Growing<Index> counter{"fegpu::parallel::border_count"};
+  /// (node): bit r set once rank r's row of the node is listed, so that a node a border element
+  /// or cohesive element uses many times is listed once for each rank (ranks below 32); zero
+  /// between calls (each call clears what it set).
+  DeviceView<uint32_t *> listed;
 };
 
 /// The nodes `rank` shares with each other rank: `neighbors` the other ranks holding a node this

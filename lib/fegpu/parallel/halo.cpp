@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <numeric>
 #include <tuple>
 #include <unistd.h>
 #include <utility>
@@ -171,27 +172,35 @@ void Decomposition::plan() {
   for (const auto &s : local_.shared) {
     send.insert(send.end(), s.begin(), s.end());
     offsets_.push_back(static_cast<int>(send.size()));
-    self.insert(self.end(), s.begin(), s.end());
   }
+  self = send;
   std::sort(self.begin(), self.end());
   self.erase(std::unique(self.begin(), self.end()), self.end());
-  const auto slot = [&](Index n) {
-    return static_cast<Index>(std::lower_bound(self.begin(), self.end(), n) - self.begin());
+  const Index ns = static_cast<Index>(self.size());
+  std::vector<Index> slot(send.size()); // (sent entry): its node's place in self
+  for (std::size_t e = 0; e < send.size(); ++e)
+    slot[e] = static_cast<Index>(std::lower_bound(self.begin(), self.end(), send[e]) - self.begin());
+  // A shared node's terms: its own entry and one a neighbour that lists it (entry ns + e of
+  // combined_ for sent entry e, as received). Placed rank after rank (the neighbours ascend, this
+  // rank among them), each node's terms come in rank order with no sort.
+  std::vector<Index> from_offsets(ns + 1, 1), from;
+  from_offsets[0] = 0;
+  for (Index s : slot)
+    ++from_offsets[s + 1];
+  std::partial_sum(from_offsets.begin(), from_offsets.end(), from_offsets.begin());
+  from.resize(static_cast<std::size_t>(from_offsets.back()));
+  std::vector<Index> next(from_offsets.begin(), from_offsets.end() - 1);
+  const auto own_terms = [&] {
+    for (Index j = 0; j < ns; ++j)
+      from[next[j]++] = j;
   };
-  std::vector<std::vector<std::pair<int, Index>>> terms(self.size()); // (rank, entry of combined_)
-  for (std::size_t j = 0; j < self.size(); ++j)
-    terms[j].push_back({comm_.rank(), static_cast<Index>(j)});
-  for (std::size_t k = 0; k < local_.neighbors.size(); ++k)
-    for (std::size_t i = 0; i < local_.shared[k].size(); ++i)
-      terms[slot(local_.shared[k][i])].push_back(
-          {local_.neighbors[k], static_cast<Index>(self.size() + offsets_[k] + i)});
-  std::vector<Index> from_offsets{0}, from;
-  for (auto &t : terms) {
-    std::sort(t.begin(), t.end());
-    for (const auto &[rank, entry] : t)
-      from.push_back(entry);
-    from_offsets.push_back(static_cast<Index>(from.size()));
+  bool own_placed = false;
+  for (std::size_t k = 0; k < local_.neighbors.size(); ++k) {
+    if (!own_placed && local_.neighbors[k] > comm_.rank()) own_terms(), own_placed = true;
+    for (int e = offsets_[k]; e < offsets_[k + 1]; ++e)
+      from[next[slot[e]]++] = ns + e;
   }
+  if (!own_placed) own_terms();
   // The four lists in one upload (on a GPU each copy from the host is a wait; a cracking run plans
   // again after every insertion), then each a view into it.
   std::vector<Index> all;
