@@ -24,7 +24,8 @@ Value scan_with_total(const std::string &label, Index n, const ValueOf &value, c
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = Policy::member_type;
   const Index blocks = (n + kScanBlock - 1) / kScanBlock;
-  const int team = std::is_same_v<MemSpace, Kokkos::HostSpace> ? 1 : 256;
+  constexpr bool host = std::is_same_v<MemSpace, Kokkos::HostSpace>; // (a host team is one thread)
+  const int team = host ? 1 : 256;
   const DeviceView<Value *> sum = sums.view(blocks + 1);
   Kokkos::parallel_for(
       label + "_blocks", Policy(blocks, team), KOKKOS_LAMBDA(const Member &t) {
@@ -35,8 +36,7 @@ Value scan_with_total(const std::string &label, Index n, const ValueOf &value, c
         Kokkos::single(Kokkos::PerTeam(t), [&] { sum(t.league_rank()) = s; });
       });
   Kokkos::parallel_for(
-      label + "_starts", Policy(1, std::is_same_v<MemSpace, Kokkos::HostSpace> ? 1 : 1024),
-      KOKKOS_LAMBDA(const Member &t) {
+      label + "_starts", Policy(1, host ? 1 : 1024), KOKKOS_LAMBDA(const Member &t) {
         Kokkos::parallel_scan(Kokkos::TeamThreadRange(t, blocks + 1), [&](Index b, Value &before, bool last) {
           const Value v = b < blocks ? sum(b) : Value(0); // (read before the same thread writes it)
           if (last) sum(b) = before;
