@@ -679,7 +679,7 @@ TEST(Insertion, EveryRankSplitsTheNodesItHoldsAsOneRankDoes) {
           std::vector<int> owner(own, r);
           owner.insert(owner.end(), l.ghosts.owner.begin(), l.ghosts.owner.end());
           const auto extra_h = cohesive_incidences(cm, position, owner);
-          DeviceView<Index *[2]> extra("extra", extra_h.size());
+          fegpu::parallel::IncidenceRows extra("extra", extra_h.size());
           const auto extra_m = Kokkos::create_mirror_view(extra);
           for (std::size_t i = 0; i < extra_h.size(); ++i)
             extra_m(i, 0) = extra_h[i][0], extra_m(i, 1) = extra_h[i][1];

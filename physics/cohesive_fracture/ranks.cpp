@@ -36,22 +36,24 @@ void decide(const Topology &t, const IndexView &position, const DeviceView<int *
 
 /// (node, rank) rows for the nodes, both faces, of each cohesive element that touches a ghost, with
 /// the rank that computes it. One whose elements are both this rank's own (most) adds no row: this
-/// rank computes it, and its own elements already hold every node of it.
+/// rank computes it, and its own elements already hold every node of it. The rows go into room for
+/// a cohesive element at every facet of a ghost (a bound, not a count read back first), and the
+/// scan's count, its one wait, gives their number.
 template <int NPE>
-DeviceView<Index *[2]> cohesive_incidences(const ConnView &conn, const CohesiveSides &sides, Index nc, Index own,
-                                           const IndexView &position, const DeviceView<int *> &owner,
-                                           Growing<Index> &store) {
+parallel::IncidenceRows cohesive_incidences(const ConnView &conn, const CohesiveSides &sides, Index nc, Index own,
+                                            const IndexView &position, const DeviceView<int *> &owner,
+                                            Growing<Index> &store) {
   constexpr int NPF = kFacetNodes<NPE>;
   constexpr ElementType type = solid_type<NPE>();
   const auto border = KOKKOS_LAMBDA(Index c) { return sides.elem(c, 0) >= own || sides.elem(c, 1) >= own; };
+  const Index room = (static_cast<Index>(conn.extent(0)) - own) * element_info(type).facets;
+  const auto rows = store.view<parallel::IncidenceRows>(room * 2 * NPF);
   Index count = 0;
-  Kokkos::parallel_reduce(
-      "fegpu::cohesive::border_cohesive", range(0, nc), KOKKOS_LAMBDA(Index c, Index & k) { k += border(c); }, count);
-  const auto rows = store.view<DeviceView<Index *[2]>>(count * 2 * NPF);
   Kokkos::parallel_scan(
-      "fegpu::cohesive::incidences", range(0, nc), KOKKOS_LAMBDA(Index c, Index & k, bool final) {
+      "fegpu::cohesive::incidences", range(0, nc),
+      KOKKOS_LAMBDA(Index c, Index & k, bool final) {
         if (!border(c)) return;
-        if (final) {
+        if (final && k < room) {
           const Index a = sides.elem(c, 0), b = sides.elem(c, 1);
           const int rank = owner(position(b) < position(a) ? b : a);
           for (int s = 0; s < 2; ++s)
@@ -62,8 +64,10 @@ DeviceView<Index *[2]> cohesive_incidences(const ConnView &conn, const CohesiveS
             }
         }
         ++k;
-      });
-  return rows;
+      },
+      count);
+  FEGPU_CHECK(count <= room, "more cohesive elements at ghosts than the ghosts have facets");
+  return store.view<parallel::IncidenceRows>(count * 2 * NPF); // (the room's first rows)
 }
 
 /// A node's group: 0 this rank's own (its lowest holder is this rank), 1 held here and by a lower
@@ -109,7 +113,7 @@ IndexView holder_order(const DeviceView<int *> &mine, const DeviceView<int *> &l
 }
 
 /// rows(r, 0) = new_id(rows(r, 0)): incidence rows follow a renumbering of the nodes.
-void renumber_rows(const DeviceView<Index *[2]> &rows, const IndexView &new_id) {
+void renumber_rows(const parallel::IncidenceRows &rows, const IndexView &new_id) {
   Kokkos::parallel_for(
       "fegpu::cohesive::renumber_incidences", range(0, static_cast<Index>(rows.extent(0))),
       KOKKOS_LAMBDA(Index r) { rows(r, 0) = new_id(rows(r, 0)); });

@@ -10,14 +10,22 @@ namespace fegpu {
 /// Items a team takes in scan_with_total() (eight a thread of a GPU team of 256).
 constexpr Index kScanBlock = 2048;
 
+/// Scratch slot of item j of a scan_with_total() block: one spare slot each 32 items, so that a
+/// thread's run (j = run * thread + k) and a warp's coalesced items (j = thread + k * team) both
+/// fall into different banks of a GPU's shared memory.
+KOKKOS_INLINE_FUNCTION int scan_slot(int j) { return j + j / 32; }
+
 /// Exclusive scan of value(i) over [0, n): calls final(i, before, total) with the sum of the values
 /// before i and the sum of all. Kokkos' parallel_scan hands its final pass the prefix only, so a
 /// pass that needs the total too (the start of a second group after a first) took a reduction and
 /// its wait on the host before the scan. Here a team sums each block of kScanBlock items, one team
 /// scans the blocks' sums (the total after them), and a team a block scans its items from its
 /// block's start: three launches, and one read back, of the total, after the last (it is
-/// returned). `sums` keeps the blocks' sums from call to call. value(i) is called twice, so it must
-/// not depend on what final() writes.
+/// returned). In that last launch on a GPU, each thread scans a run of consecutive items in the team's
+/// scratch, so that the team scans once, not once for every team-size items as a TeamThreadRange
+/// scan does (a team scan is several barriers); the items come in and go out in coalesced order.
+/// `sums` keeps the blocks' sums from call to call. value(i) is called twice, so it must not
+/// depend on what final() writes.
 template <class Value, class ValueOf, class Final>
 Value scan_with_total(const std::string &label, Index n, const ValueOf &value, const Final &final,
                       Growing<Value> &sums) {
@@ -25,36 +33,65 @@ Value scan_with_total(const std::string &label, Index n, const ValueOf &value, c
   using Member = Policy::member_type;
   const Index blocks = (n + kScanBlock - 1) / kScanBlock;
   constexpr bool host = std::is_same_v<MemSpace, Kokkos::HostSpace>; // (a host team is one thread)
-  const int team = host ? 1 : 256;
-  const DeviceView<Value *> sum = sums.view(blocks + 1);
+  constexpr int team_size = host ? 1 : 256;
+  const DeviceView<Value *> block_sum = sums.view(blocks + 1);
   Kokkos::parallel_for(
-      label + "_blocks", Policy(blocks, team), KOKKOS_LAMBDA(const Member &t) {
+      label + "_blocks", Policy(blocks, team_size), KOKKOS_LAMBDA(const Member &t) {
         const Index lo = t.league_rank() * kScanBlock, hi = Kokkos::min(lo + kScanBlock, n);
         Value s = 0;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(t, lo, hi), [&](Index i, Value &v) { v += value(i); }, s);
-        Kokkos::single(Kokkos::PerTeam(t), [&] { sum(t.league_rank()) = s; });
+        Kokkos::single(Kokkos::PerTeam(t), [&] { block_sum(t.league_rank()) = s; });
       });
   Kokkos::parallel_for(
       label + "_starts", Policy(1, host ? 1 : 1024), KOKKOS_LAMBDA(const Member &t) {
         Kokkos::parallel_scan(Kokkos::TeamThreadRange(t, blocks + 1), [&](Index b, Value &before, bool last) {
-          const Value v = b < blocks ? sum(b) : Value(0); // (read before the same thread writes it)
-          if (last) sum(b) = before;
+          const Value v = b < blocks ? block_sum(b) : Value(0); // (read before the same thread writes it)
+          if (last) block_sum(b) = before;
           before += v;
         });
       });
-  Kokkos::parallel_for(
-      label, Policy(blocks, team), KOKKOS_LAMBDA(const Member &t) {
-        const Index b = t.league_rank(), lo = b * kScanBlock, hi = Kokkos::min(lo + kScanBlock, n);
-        const Value start = sum(b), total = sum(blocks);
-        Kokkos::parallel_scan(Kokkos::TeamThreadRange(t, lo, hi), [&](Index i, Value &before, bool last) {
-          const Value v = value(i);
-          if (last) final(i, start + before, total);
-          before += v;
+  if constexpr (host) { // (one thread a block: its items one after the other)
+    Kokkos::parallel_for(
+        label, Kokkos::RangePolicy<ExecSpace>(0, blocks), KOKKOS_LAMBDA(Index b) {
+          const Value total = block_sum(blocks);
+          Value before = block_sum(b);
+          for (Index i = b * kScanBlock; i < Kokkos::min((b + 1) * kScanBlock, n); ++i) {
+            const Value v = value(i);
+            final(i, before, total);
+            before += v;
+          }
         });
-      });
+  } else {
+    using Scratch = Kokkos::View<Value *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+    constexpr int run = kScanBlock / team_size;
+    Kokkos::parallel_for(
+        label,
+        Policy(blocks, team_size)
+            .set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(kScanBlock + kScanBlock / 32))),
+        KOKKOS_LAMBDA(const Member &t) {
+          const Index b = t.league_rank(), lo = b * kScanBlock;
+          const int me = t.team_rank(), size = static_cast<int>(Kokkos::min<Index>(kScanBlock, n - lo));
+          const Scratch s(t.team_scratch(0), kScanBlock + kScanBlock / 32);
+          for (int j = me; j < kScanBlock; j += team_size)
+            s(scan_slot(j)) = j < size ? value(lo + j) : Value(0);
+          t.team_barrier();
+          Value own = 0; // (this thread's run: its prefixes in place, its sum)
+          for (int j = me * run; j < (me + 1) * run; ++j) {
+            const Value v = s(scan_slot(j));
+            s(scan_slot(j)) = own;
+            own += v;
+          }
+          const Value start = block_sum(b) + t.team_scan(own), total = block_sum(blocks);
+          for (int j = me * run; j < (me + 1) * run; ++j)
+            s(scan_slot(j)) += start;
+          t.team_barrier();
+          for (int j = me; j < size; j += team_size)
+            final(lo + j, s(scan_slot(j)), total);
+        });
+  }
   Value total = 0;
-  Kokkos::deep_copy(total, Kokkos::subview(sum, blocks));
+  Kokkos::deep_copy(total, Kokkos::subview(block_sum, blocks));
   return total;
 }
 

@@ -314,8 +314,11 @@ Index incidence_rows(const HolderIncidences &h) { return static_cast<Index>(h.co
 
 void holder_marks(const HolderIncidences &h, const DeviceView<int *> &mine, const DeviceView<int *> &lowest) {
   Kokkos::Profiling::ScopedRegion region("fegpu::parallel::holder_marks");
-  Kokkos::deep_copy(ExecSpace(), mine, 0);
-  Kokkos::deep_copy(ExecSpace(), lowest, INT_MAX);
+  Kokkos::parallel_for(
+      "fegpu::parallel::holder_marks_clear", range(0, static_cast<Index>(mine.extent(0))), KOKKOS_LAMBDA(Index n) {
+        mine(n) = 0;
+        lowest(n) = INT_MAX;
+      });
   const int npe = static_cast<int>(h.conn.extent(1)), rank = h.rank;
   Kokkos::parallel_for(
       "fegpu::parallel::holder_marks", range(0, incidence_rows(h)), KOKKOS_LAMBDA(Index i) {
