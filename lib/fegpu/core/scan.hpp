@@ -71,7 +71,7 @@ Value scan_with_total(const std::string &label, Index n, const ValueOf &value, c
             .set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(kScanBlock + kScanBlock / 32))),
         KOKKOS_LAMBDA(const Member &t) {
           const Index b = t.league_rank(), lo = b * kScanBlock;
-          const int me = t.team_rank(), size = static_cast<int>(Kokkos::min<Index>(kScanBlock, n - lo));
+          const int me = t.team_rank(), size = static_cast<int>(Kokkos::min(n - lo, Index(kScanBlock)));
           const Scratch s(t.team_scratch(0), kScanBlock + kScanBlock / 32);
           for (int j = me; j < kScanBlock; j += team_size)
             s(scan_slot(j)) = j < size ? value(lo + j) : Value(0);
