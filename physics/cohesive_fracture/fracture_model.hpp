@@ -190,7 +190,7 @@ private:
     DofView mass;                                    // the bulk's lumped mass, idle nodes weighing one
     Index owned = 0;                                 // nodes [0, owned) are this rank's own
     bool numbered = false;                           // rank_order() has numbered the nodes, for follow_ranks()
-    parallel::IncidenceRows extra;                   // rank_order()'s cohesive incidences, renumbered
+    DeviceView<Index *[2]> extra;                    // rank_order()'s cohesive incidences, renumbered
     // Device storage kept from insertion to insertion (Growing): a rank allocates nothing there.
     parallel::HolderStore holder_store;
     Growing<Index> incidence_store{"fegpu::cohesive::incidences"}, order_store{"fegpu::cohesive::rank_order"},

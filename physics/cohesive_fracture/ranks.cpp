@@ -37,23 +37,27 @@ void decide(const Topology &t, const IndexView &position, const DeviceView<int *
 /// (node, rank) rows for the nodes, both faces, of each cohesive element that touches a ghost, with
 /// the rank that computes it. One whose elements are both this rank's own (most) adds no row: this
 /// rank computes it, and its own elements already hold every node of it. The rows go into room for
-/// a cohesive element at every facet of a ghost (a bound, not a count read back first), and the
-/// scan's count, its one wait, gives their number.
+/// a cohesive element at every facet of a ghost (each such cohesive element sits on a facet of a
+/// ghost of its own), the room's other rows (node 0, rank -1) adding nothing: no count comes back
+/// to the host, so nothing here waits for the device.
 template <int NPE>
-parallel::IncidenceRows cohesive_incidences(const ConnView &conn, const CohesiveSides &sides, Index nc, Index own,
-                                            const IndexView &position, const DeviceView<int *> &owner,
-                                            Growing<Index> &store) {
+DeviceView<Index *[2]> cohesive_incidences(const ConnView &conn, const CohesiveSides &sides, Index nc, Index own,
+                                           const IndexView &position, const DeviceView<int *> &owner,
+                                           Growing<Index> &store) {
   constexpr int NPF = kFacetNodes<NPE>;
   constexpr ElementType type = solid_type<NPE>();
   const auto border = KOKKOS_LAMBDA(Index c) { return sides.elem(c, 0) >= own || sides.elem(c, 1) >= own; };
   const Index room = (static_cast<Index>(conn.extent(0)) - own) * element_info(type).facets;
-  const auto rows = store.view<parallel::IncidenceRows>(room * 2 * NPF);
-  Index count = 0;
+  const auto rows = store.view<DeviceView<Index *[2]>>(room * 2 * NPF);
+  Kokkos::parallel_for(
+      "fegpu::cohesive::no_incidences", range(0, room * 2 * NPF), KOKKOS_LAMBDA(Index r) {
+        rows(r, 0) = 0;
+        rows(r, 1) = -1;
+      });
   Kokkos::parallel_scan(
-      "fegpu::cohesive::incidences", range(0, nc),
-      KOKKOS_LAMBDA(Index c, Index & k, bool final) {
+      "fegpu::cohesive::incidences", range(0, nc), KOKKOS_LAMBDA(Index c, Index & k, bool final) {
         if (!border(c)) return;
-        if (final && k < room) {
+        if (final && k < room) { // (always, by the bound above: a guard against writing past it)
           const Index a = sides.elem(c, 0), b = sides.elem(c, 1);
           const int rank = owner(position(b) < position(a) ? b : a);
           for (int s = 0; s < 2; ++s)
@@ -64,10 +68,8 @@ parallel::IncidenceRows cohesive_incidences(const ConnView &conn, const Cohesive
             }
         }
         ++k;
-      },
-      count);
-  FEGPU_CHECK(count <= room, "more cohesive elements at ghosts than the ghosts have facets");
-  return store.view<parallel::IncidenceRows>(count * 2 * NPF); // (the room's first rows)
+      });
+  return rows;
 }
 
 /// A node's group: 0 this rank's own (its lowest holder is this rank), 1 held here and by a lower
@@ -113,10 +115,11 @@ IndexView holder_order(const DeviceView<int *> &mine, const DeviceView<int *> &l
 }
 
 /// rows(r, 0) = new_id(rows(r, 0)): incidence rows follow a renumbering of the nodes.
-void renumber_rows(const parallel::IncidenceRows &rows, const IndexView &new_id) {
+void renumber_rows(const DeviceView<Index *[2]> &rows, const IndexView &new_id) {
   Kokkos::parallel_for(
-      "fegpu::cohesive::renumber_incidences", range(0, static_cast<Index>(rows.extent(0))),
-      KOKKOS_LAMBDA(Index r) { rows(r, 0) = new_id(rows(r, 0)); });
+      "fegpu::cohesive::renumber_incidences", range(0, static_cast<Index>(rows.extent(0))), KOKKOS_LAMBDA(Index r) {
+        if (rows(r, 1) >= 0) rows(r, 0) = new_id(rows(r, 0));
+      });
 }
 
 /// mine(i) = i < held: the nodes this rank holds, once numbered by holder_order().

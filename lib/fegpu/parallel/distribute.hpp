@@ -78,15 +78,12 @@ struct LocalMesh {
 /// incidences the caller adds (a cohesive element's nodes, with the rank that computes it; a row
 /// of rank < 0 adds nothing). Exact for every node whose element star is whole on this rank
 /// (every node one of its own elements uses).
-/// (node, rank) rows, one after the other, so that the first rows of a larger room are a view too
-/// (a caller writes them before it knows how many there are).
-using IncidenceRows = Kokkos::View<Index *[2], Kokkos::LayoutRight, MemSpace>;
 struct HolderIncidences {
   ConnView conn;
   Index own = 0;
   int rank = 0;
   DeviceView<int *> elem_owner;
-  IncidenceRows extra;
+  DeviceView<Index *[2]> extra;
 };
 
 /// mine(n) = 1 where `rank` holds node n, else 0; lowest(n) the lowest other rank holding it
