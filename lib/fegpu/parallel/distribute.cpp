@@ -347,11 +347,14 @@ SharedNodes shared_nodes(const HolderIncidences &h, const DeviceView<int *> &min
   const Index first = h.own, rows_in = incidence_rows(h);
   // Room for every incidence of those rows, so that no count must come to the host first (on a GPU
   // each read back is a wait, and a cracking run lists its border after every insertion); rows
-  // one after the other (LayoutRight), so that the first `entries` of them are one block to copy.
+  // one after the other (LayoutRight), so that the first of them are one block to copy. Row 0
+  // holds their count, and comes back with as many rows as the last call listed and half again:
+  // one read back, a second only where the border grew more.
   using Rows = Kokkos::View<GlobalId *[3], Kokkos::LayoutRight, MemSpace>;
-  const Rows rows = store.border_rows.view<Rows>((rows_in - first) * npe);
-  const IndexView next = store.counter.view(1);
-  Kokkos::deep_copy(ExecSpace(), next, 0);
+  const Index room = (rows_in - first) * npe;
+  const Rows buffer = store.border_rows.view<Rows>(room + 1);
+  const auto rows = Kokkos::subview(buffer, std::make_pair(Index(1), room + 1), Kokkos::ALL);
+  Kokkos::deep_copy(ExecSpace(), Kokkos::subview(buffer, 0, Kokkos::ALL), 0);
   const std::size_t nodes = mine.extent(0);
   if (store.listed.extent(0) < nodes) // (zeroed)
     store.listed =
@@ -366,20 +369,30 @@ SharedNodes shared_nodes(const HolderIncidences &h, const DeviceView<int *> &min
           // A node's row for rank r once, not once an incidence (the host sorts what comes back):
           // a border node has several elements of the other rank.
           if (r < 32 && (Kokkos::atomic_fetch_or(&listed(n), uint32_t(1) << r) >> r & 1u)) continue;
-          const Index j = Kokkos::atomic_fetch_inc(&next(0));
+          const GlobalId j = Kokkos::atomic_fetch_inc(&buffer(0, 0));
           rows(j, 0) = r, rows(j, 1) = ids(n), rows(j, 2) = n;
         }
       });
-  Index entries = 0;
-  Kokkos::deep_copy(entries, Kokkos::subview(next, 0));
-  const Rows listing(rows.data(), entries); // (its start)
-  const auto hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), listing);
+  using HostRows = Kokkos::View<GlobalId *[3], Kokkos::LayoutRight, Kokkos::HostSpace>;
+  const auto to_host = [](const auto &from) {
+    HostRows to(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fegpu::parallel::border_rows_host"), from.extent(0));
+    Kokkos::deep_copy(to, from);
+    return to;
+  };
+  const Index asked = std::min(room, store.expected + store.expected / 2 + 64);
+  const HostRows head = to_host(Kokkos::subview(buffer, std::make_pair(Index(0), asked + 1), Kokkos::ALL));
+  const Index entries = static_cast<Index>(head(0, 0));
+  const HostRows rest =
+      entries > asked ? to_host(Kokkos::subview(rows, std::make_pair(asked, entries), Kokkos::ALL)) : HostRows();
+  store.expected = entries;
   Kokkos::parallel_for( // (zero again for the next call; on a GPU while the host sorts)
       "fegpu::parallel::unlist_border", range(0, entries),
-      KOKKOS_LAMBDA(Index j) { listed(static_cast<Index>(listing(j, 2))) = 0; });
+      KOKKOS_LAMBDA(Index j) { listed(static_cast<Index>(rows(j, 2))) = 0; });
   std::vector<std::array<GlobalId, 3>> list(static_cast<std::size_t>(entries));
-  for (Index j = 0; j < entries; ++j)
-    list[j] = {hr(j, 0), hr(j, 1), hr(j, 2)};
+  for (Index j = 0; j < entries; ++j) {
+    const auto &[from, at] = j < asked ? std::pair(&head, j + 1) : std::pair(&rest, j - asked);
+    list[j] = {(*from)(at, 0), (*from)(at, 1), (*from)(at, 2)};
+  }
   std::sort(list.begin(), list.end()); // (the atomic order, and the repeats of ranks 32 and above, gone)
   list.erase(std::unique(list.begin(), list.end()), list.end());
   SharedNodes out;

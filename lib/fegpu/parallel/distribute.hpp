@@ -96,7 +96,7 @@ void holder_marks(const HolderIncidences &h, const DeviceView<int *> &mine, cons
 /// device) each time cost more than the kernels.
 struct HolderStore {
   Growing<GlobalId> border_rows{"fegpu::parallel::border_rows"};
-  Growing<Index> counter{"fegpu::parallel::border_count"};
+  Index expected = 0; ///< rows the last call listed (this one reads back as many and half again)
   /// (node): bit r set once rank r's row of the node is listed, so that a node a border element
   /// or cohesive element uses many times is listed once for each rank (ranks below 32); zero
   /// between calls (each call clears what it set).
