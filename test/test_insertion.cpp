@@ -682,9 +682,11 @@ TEST(Insertion, EveryRankSplitsTheNodesItHoldsAsOneRankDoes) {
           // (and, after them, room the fracture model leaves unfilled: rows of rank -1, which add nothing)
           DeviceView<Index *[2]> extra("extra", extra_h.size() + 5);
           const auto extra_m = Kokkos::create_mirror_view(extra);
-          for (std::size_t i = 0; i < extra.extent(0); ++i)
-            extra_m(i, 0) = i < extra_h.size() ? extra_h[i][0] : 0,
-                       extra_m(i, 1) = i < extra_h.size() ? extra_h[i][1] : -1;
+          for (std::size_t i = 0; i < extra.extent(0); ++i) {
+            const bool filled = i < extra_h.size();
+            extra_m(i, 0) = filled ? extra_h[i][0] : 0;
+            extra_m(i, 1) = filled ? extra_h[i][1] : -1;
+          }
           Kokkos::deep_copy(extra, extra_m);
           const fegpu::parallel::HolderIncidences hi{
               Kokkos::subview(cm.elem2node, std::make_pair(Index(0), Index(position.size())), Kokkos::ALL), own, r,

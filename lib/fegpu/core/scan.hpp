@@ -21,11 +21,11 @@ KOKKOS_INLINE_FUNCTION int scan_slot(int j) { return j + j / 32; }
 /// its wait on the host before the scan. Here a team sums each block of kScanBlock items, one team
 /// scans the blocks' sums (the total after them), and a team a block scans its items from its
 /// block's start: three launches, and one read back, of the total, after the last (it is
-/// returned). In that last launch on a GPU, each thread scans a run of consecutive items in the team's
-/// scratch, so that the team scans once, not once for every team-size items as a TeamThreadRange
-/// scan does (a team scan is several barriers); the items come in and go out in coalesced order.
-/// `sums` keeps the blocks' sums from call to call. value(i) is called twice, so it must not
-/// depend on what final() writes.
+/// returned). In that last launch a host thread takes a block, item after item; on a GPU each
+/// thread scans a run of consecutive items in its team's scratch, so that the team scans once, not
+/// once for every team-size items as a TeamThreadRange scan does (a team scan is several
+/// barriers), and the items come in and go out in coalesced order. `sums` keeps the blocks' sums
+/// from call to call. value(i) is called twice, so it must not depend on what final() writes.
 template <class Value, class ValueOf, class Final>
 Value scan_with_total(const std::string &label, Index n, const ValueOf &value, const Final &final,
                       Growing<Value> &sums) {
