@@ -134,10 +134,12 @@ def run(a, ranks, threads, yaml_text, extra, scratch):
 
 
 def phases(stdout):
-    """The end-of-run table: phase -> (seconds, calls)."""
+    """The end-of-run table: phase -> (seconds, calls). The seconds are the calls times the mean a
+    call, which the table prints to 0.1 us: its total, printed to 1 ms, would read a phase of a
+    30-step run to 1/30 ms a step."""
     table = stdout.split("time per phase:", 1)[1] if "time per phase:" in stdout else ""
-    return {m.group(1): (float(m.group(2)), int(m.group(3)))
-            for m in re.finditer(r"^\s+(\S+)\s+([\d.]+) s\s+[\d.]+ %\s+(\d+) x", table, re.M)}
+    return {m.group(1): (int(m.group(2)) * float(m.group(3)) * 1e-6, int(m.group(2)))
+            for m in re.finditer(r"^\s+(\S+)\s+[\d.]+ s\s+[\d.]+ %\s+(\d+) x\s+([\d.]+) us", table, re.M)}
 
 
 def main():
@@ -193,7 +195,7 @@ def main():
                     row["exchange_share"] = exchange / max(sum(s for s, _ in step_phases.values()), 1e-30)
                     # The profiled run's phases, ms a step (fracture: the exchange plan's rebuild
                     # against the insertion it follows).
-                    row["phases_ms"] = {k: 1e3 * v / a.steps for k, (v, _) in step_phases.items()}
+                    row["phases_ms"] = {k: round(1e3 * v / a.steps, 5) for k, (v, _) in step_phases.items()}
                 rows.append(row)
                 with open(a.out, "w") as fh:  # after every row: a run cut short keeps what it measured
                     json.dump({"context": {}, "benchmarks": rows}, fh, indent=1)
