@@ -41,36 +41,29 @@ void Triad(benchmark::State &state) {
   state.counters["elements"] = n;
 }
 
-/// Item i's group (0, 1, 2; about 80%, 5%, 15%) and its count in a packed 64-bit sum.
+/// Item i's group (0, 1, 2; about 80%, 5%, 15%).
 KOKKOS_INLINE_FUNCTION int group_of(Index i) {
   const uint32_t h = uint32_t(i) * 2654435761u >> 24;
   return h < 205 ? 0 : h < 218 ? 1 : 2;
-}
-constexpr int64_t kSecond = int64_t(1) << 32;
-KOKKOS_INLINE_FUNCTION int64_t counted(int g) { return g == 0 ? 1 : g == 1 ? kSecond : 0; }
-KOKKOS_INLINE_FUNCTION Index numbered(Index i, int g, int64_t before, int64_t total) {
-  const Index zero = Index(before % kSecond), one = Index(before / kSecond);
-  const Index own = Index(total % kSecond), kept = own + Index(total / kSecond);
-  return g == 0 ? zero : g == 1 ? own + one : kept + (i - zero - one);
 }
 
 void order_by_kokkos(Index n, const IndexView &id) {
   int64_t total = 0;
   Kokkos::parallel_reduce(
-      "fegpu::bench::group_sizes", range(0, n), KOKKOS_LAMBDA(Index i, int64_t & c) { c += counted(group_of(i)); },
+      "fegpu::bench::group_sizes", range(0, n), KOKKOS_LAMBDA(Index i, int64_t & c) { c += group_count(group_of(i)); },
       total);
   Kokkos::parallel_scan(
       "fegpu::bench::group_order", range(0, n), KOKKOS_LAMBDA(Index i, int64_t & before, bool final) {
         const int g = group_of(i);
-        if (final) id(i) = numbered(i, g, before, total);
-        before += counted(g);
+        if (final) id(i) = group_place(i, g, before, total);
+        before += group_count(g);
       });
 }
 
 void order_by_total(Index n, const IndexView &id, Growing<int64_t> &sums) {
-  scan_with_total(
-      "fegpu::bench::group_order_total", n, KOKKOS_LAMBDA(Index i) { return counted(group_of(i)); },
-      KOKKOS_LAMBDA(Index i, int64_t before, int64_t total) { id(i) = numbered(i, group_of(i), before, total); }, sums);
+  Index first = 0, first_two = 0;
+  group_order(
+      "fegpu::bench::group_order_total", n, KOKKOS_LAMBDA(Index i) { return group_of(i); }, id, first, first_two, sums);
 }
 
 void GroupOrder(benchmark::State &state) {

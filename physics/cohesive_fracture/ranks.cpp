@@ -78,18 +78,14 @@ KOKKOS_INLINE_FUNCTION int node_group(const DeviceView<int *> &mine, const Devic
   return !mine(i) ? 2 : low(i) < rank ? 1 : 0;
 }
 
-/// Nodes in groups 0 and 1 (two counts in one 64-bit sum: 0's in the low half, 1's in the high).
-constexpr int64_t kGroupOne = int64_t(1) << 32;
-KOKKOS_INLINE_FUNCTION int64_t group_count(int g) { return g == 0 ? 1 : g == 1 ? kGroupOne : 0; }
-
 /// `owned` gets the size of group 0, `held` that of groups 0 and 1.
-void group_sizes(const DeviceView<int *> &mine, const DeviceView<int *> &lowest, int rank, Index &owned, Index &held) {
+void node_group_sizes(const DeviceView<int *> &mine, const DeviceView<int *> &lowest, int rank, Index &owned,
+                      Index &held) {
   int64_t counts = 0;
   Kokkos::parallel_reduce(
       "fegpu::cohesive::group_sizes", range(0, static_cast<Index>(mine.extent(0))),
       KOKKOS_LAMBDA(Index i, int64_t & c) { c += group_count(node_group(mine, lowest, i, rank)); }, counts);
-  owned = static_cast<Index>(counts % kGroupOne);
-  held = owned + static_cast<Index>(counts / kGroupOne);
+  group_sizes(counts, owned, held);
 }
 
 /// A numbering with this rank's own nodes first, then the others it holds, then the idle ones,
@@ -99,18 +95,9 @@ IndexView holder_order(const DeviceView<int *> &mine, const DeviceView<int *> &l
                        Index &held, Growing<Index> &store, Growing<int64_t> &sums) {
   const Index n = static_cast<Index>(mine.extent(0));
   const IndexView new_id = store.view(n);
-  const int64_t counts = scan_with_total(
-      "fegpu::cohesive::rank_order", n,
-      KOKKOS_LAMBDA(Index i) { return group_count(node_group(mine, lowest, i, rank)); },
-      KOKKOS_LAMBDA(Index i, int64_t before, int64_t total) {
-        const Index zero = static_cast<Index>(before % kGroupOne), one = static_cast<Index>(before / kGroupOne);
-        const Index own = static_cast<Index>(total % kGroupOne), kept = own + static_cast<Index>(total / kGroupOne);
-        const int g = node_group(mine, lowest, i, rank);
-        new_id(i) = g == 0 ? zero : g == 1 ? own + one : kept + (i - zero - one);
-      },
-      sums);
-  owned = static_cast<Index>(counts % kGroupOne);
-  held = owned + static_cast<Index>(counts / kGroupOne);
+  group_order(
+      "fegpu::cohesive::rank_order", n, KOKKOS_LAMBDA(Index i) { return node_group(mine, lowest, i, rank); }, new_id,
+      owned, held, sums);
   return new_id;
 }
 
@@ -330,7 +317,7 @@ void FractureModel::follow_ranks(const CoordView &coords) {
     } else { // a restore: the nodes are numbered so already
       const DeviceView<int *> lowest = d.lowest_holder_store.view(n);
       parallel::holder_marks(h, mine, lowest);
-      group_sizes(mine, lowest, h.rank, d.owned, d.held);
+      node_group_sizes(mine, lowest, h.rank, d.owned, d.held);
     }
     d.numbered = false;
     d.parts->follow(parallel::shared_nodes(h, mine, d.ids, d.holder_store), d.owned);

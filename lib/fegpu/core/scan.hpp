@@ -95,4 +95,33 @@ Value scan_with_total(const std::string &label, Index n, const ValueOf &value, c
   return total;
 }
 
+/// A stable numbering in three groups (0, 1, 2): group 0's items first, then group 1's, then group
+/// 2's, each in its present order. Groups 0 and 1 are counted in one 64-bit sum, 0's in the low
+/// half and 1's in the high.
+constexpr int64_t kGroupOne = int64_t(1) << 32;
+KOKKOS_INLINE_FUNCTION int64_t group_count(int g) { return g == 0 ? 1 : g == 1 ? kGroupOne : 0; }
+/// Item i's new number, in group g, with `before` the counts of the items before it and `total` all.
+KOKKOS_INLINE_FUNCTION Index group_place(Index i, int g, int64_t before, int64_t total) {
+  const Index zero = static_cast<Index>(before % kGroupOne), one = static_cast<Index>(before / kGroupOne);
+  const Index first = static_cast<Index>(total % kGroupOne), two = first + static_cast<Index>(total / kGroupOne);
+  return g == 0 ? zero : g == 1 ? first + one : two + (i - zero - one);
+}
+/// `first` gets group 0's size and `first_two` that of groups 0 and 1, from their packed counts.
+inline void group_sizes(int64_t counts, Index &first, Index &first_two) {
+  first = static_cast<Index>(counts % kGroupOne);
+  first_two = first + static_cast<Index>(counts / kGroupOne);
+}
+
+/// new_id(i) = item i's place in the three-group numbering of group_of(i) over [0, n), in one
+/// scan_with_total(); `first` and `first_two` as group_sizes() gives them.
+template <class GroupOf>
+void group_order(const std::string &label, Index n, const GroupOf &group_of, const IndexView &new_id, Index &first,
+                 Index &first_two, Growing<int64_t> &sums) {
+  const int64_t counts = scan_with_total(
+      label, n, KOKKOS_LAMBDA(Index i) { return group_count(group_of(i)); },
+      KOKKOS_LAMBDA(Index i, int64_t before, int64_t total) { new_id(i) = group_place(i, group_of(i), before, total); },
+      sums);
+  group_sizes(counts, first, first_two);
+}
+
 } // namespace fegpu
