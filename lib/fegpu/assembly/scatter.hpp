@@ -54,19 +54,21 @@ template <class Target = DofView> struct AtomicAdd {
     Kokkos::atomic_add(&f(node, comp), value);
   }
 };
-/// Adds an element's share of (local node, component) in its team's scratch (Coloring::ChunkPlan,
-/// GPU): the element at place t of its chunk, shares at (component * npe + local) * size + t.
-struct ShareAdd {
+/// Keeps an element's share of (local node, component) in its team's scratch (Coloring::ChunkPlan,
+/// GPU): the element at place t of its chunk, shares at (component * npe + local) * size + t. A
+/// store, not an add: a LocalAdds kernel gives each share once, so the scratch needs no zeroing.
+struct ShareStore {
   Real *shares;
   int npe;
   Index size, t;
   KOKKOS_INLINE_FUNCTION void operator()(Index /*node*/, int comp, Real value, int local) const {
-    shares[(comp * npe + local) * size + t] += value;
+    shares[(comp * npe + local) * size + t] = value;
   }
 };
 
-/// Kernels whose every add names the element's local node, `add(node, component, value, local)`:
-/// a GPU's atomic scatter may then sum a chunk's shares of a node in a team first (ShareAdd).
+/// Kernels whose every add names the element's local node, `add(node, component, value, local)`,
+/// and which add each (local node, component) of the target exactly once: a GPU's atomic scatter
+/// may then keep a chunk's shares of a node in a team and sum them there first (ShareStore).
 template <class K>
 concept LocalAdds = requires {
   requires K::local_adds;
@@ -154,9 +156,7 @@ void scatter_blocks(const std::string &label, const Coloring::ChunkPlan &plan, c
         const Index lo = first + t.league_rank() * size, hi = Kokkos::min(lo + size, end);
         const Shares shares(t.team_scratch(0), std::size_t(size) * npe * dim);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(t, lo, hi), [&](Index p) {
-          for (int k = 0; k < npe * dim; ++k)
-            shares(k * size + p - lo) = 0;
-          kernel(listed ? elems(p) : p, ShareAdd{shares.data(), npe, size, p - lo});
+          kernel(listed ? elems(p) : p, ShareStore{shares.data(), npe, size, p - lo});
         });
         t.team_barrier();
         const std::size_t base = std::size_t(lo) * npe;
