@@ -162,12 +162,19 @@ void scatter_blocks(const std::string &label, const Coloring::ChunkPlan &plan, c
         const std::size_t base = std::size_t(lo) * npe;
         const Index pairs = (hi - lo) * npe;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(t, ns), [&](Index k) {
-          const Index from = starts(s0 + k), to = k + 1 < ns ? starts(s0 + k + 1) : pairs;
-          for (int i = 0; i < dim; ++i) {
-            Real sum = 0;
-            for (Index j = from; j < to; ++j)
-              sum += shares(i * npe * size + share(base + j));
-            Kokkos::atomic_add(&target(nodes(s0 + k), i), sum);
+          const Index from = starts(s0 + k), to = k + 1 < ns ? starts(s0 + k + 1) : pairs, n = nodes(s0 + k);
+          // Three components a sweep of the node's shares, so that each share's place is read once
+          // for them (each component's sum in the plan's order still).
+          for (int i0 = 0; i0 < dim; i0 += 3) {
+            const int ni = Kokkos::min(3, dim - i0);
+            Real sum[3] = {0, 0, 0};
+            for (Index j = from; j < to; ++j) {
+              const Real *at = shares.data() + share(base + j) + std::size_t(i0) * npe * size;
+              for (int i = 0; i < ni; ++i)
+                sum[i] += at[std::size_t(i) * npe * size];
+            }
+            for (int i = 0; i < ni; ++i)
+              Kokkos::atomic_add(&target(n, i0 + i), sum[i]);
           }
         });
       });
