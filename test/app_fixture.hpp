@@ -86,4 +86,21 @@ std::string replace(std::string s, const std::string &from, const std::string &t
   return s.replace(pos, from.size(), to);
 }
 
+// A strip with a notch at mid-height, pulled apart: the crack runs from the notch to the far end
+// (test_app, test_histories and test_restart vary its element and output).
+const std::string kNotchedStrip = R"(physics: cohesive_fracture
+mesh: {generator: rectangle, element: tri3, nx: 20, ny: 4, lx: 2.0, ly: 0.4, y0: -0.2}
+materials:
+  m: {density: 1.0, youngs_modulus: 1.0, poissons_ratio: 0.0, plane: stress}
+boundary_conditions:
+  - {type: velocity, node_set: top, components: y, value: 0.01}
+  - {type: velocity, node_set: bottom, components: y, value: -0.01}
+fracture:
+  law: {phi_n: 1.0e-4, phi_t: 1.0e-4, sigma_max: 0.01, tau_max: 0.01}
+  notches: [[0.0, 0.0, 0.5, 0.0]]
+  counter: deterministic
+time: {end_time: 6.0, safety_factor: 0.5}
+output: {file: crack.e, every_time: 1.0}
+)";
+
 } // namespace

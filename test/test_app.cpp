@@ -280,26 +280,8 @@ TEST_F(App, InstabilityIsARunFailure) {
   EXPECT_NE(r.err.find("stability limit"), std::string::npos) << r.err;
 }
 
-namespace {
-// A strip with a notch at mid-height, pulled apart: the crack runs from the notch to the far end.
-const std::string kFracture = R"(physics: cohesive_fracture
-mesh: {generator: rectangle, element: tri3, nx: 20, ny: 4, lx: 2.0, ly: 0.4, y0: -0.2}
-materials:
-  m: {density: 1.0, youngs_modulus: 1.0, poissons_ratio: 0.0, plane: stress}
-boundary_conditions:
-  - {type: velocity, node_set: top, components: y, value: 0.01}
-  - {type: velocity, node_set: bottom, components: y, value: -0.01}
-fracture:
-  law: {phi_n: 1.0e-4, phi_t: 1.0e-4, sigma_max: 0.01, tau_max: 0.01}
-  notches: [[0.0, 0.0, 0.5, 0.0]]
-  counter: deterministic
-time: {end_time: 6.0, safety_factor: 0.5}
-output: {file: crack.e, every_time: 1.0}
-)";
-} // namespace
-
 TEST_F(App, FractureRunWritesASeriesWithACohesiveBlock) {
-  const Result r = run(kFracture);
+  const Result r = run(kNotchedStrip);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("5 notch facets"), std::string::npos) << r.out;
   // The first file holds the notch; every later topology continues in the next file.
@@ -360,34 +342,35 @@ output: {file: burst.e, every_time: 0.5}
 }
 
 TEST_F(App, BadFractureInput) {
-  expect_bad_input(replace(kFracture, "tau_max: 0.01}", "tau_max: 0.01, alpha: 0.5}"),
+  expect_bad_input(replace(kNotchedStrip, "tau_max: 0.01}", "tau_max: 0.01, alpha: 0.5}"),
                    {"fracture.law.alpha", "greater than 1"});
-  expect_bad_input(replace(kFracture, "counter: deterministic", "counter: atomic"),
+  expect_bad_input(replace(kNotchedStrip, "counter: deterministic", "counter: atomic"),
                    {"fracture.counter", "atomic", "global_atomic"});
-  expect_bad_input(replace(kFracture, "[[0.0, 0.0, 0.5, 0.0]]", "[[3.0, 0.0, 3.5, 0.0]]"),
+  expect_bad_input(replace(kNotchedStrip, "[[0.0, 0.0, 0.5, 0.0]]", "[[3.0, 0.0, 3.5, 0.0]]"),
                    {"no chain of the mesh's interior facets runs along the notch"});
-  expect_bad_input(replace(kFracture, "[[0.0, 0.0, 0.5, 0.0]]", "[[0.0, 0.0, 0.5]]"),
+  expect_bad_input(replace(kNotchedStrip, "[[0.0, 0.0, 0.5, 0.0]]", "[[0.0, 0.0, 0.5]]"),
                    {"fracture.notches[0]", "[x0, y0, x1, y1]"});
-  expect_bad_input(replace(kFracture, "counter: deterministic", "region: {x: [1.0, 0.5]}"),
+  expect_bad_input(replace(kNotchedStrip, "counter: deterministic", "region: {x: [1.0, 0.5]}"),
                    {"fracture.region.x", "min < max"});
-  expect_bad_input(replace(kFracture, "counter: deterministic", "strength: {distribution: weibull}"),
+  expect_bad_input(replace(kNotchedStrip, "counter: deterministic", "strength: {distribution: weibull}"),
                    {"fracture.strength", "modulus"});
-  expect_bad_input(replace(kFracture, "phi_n: 1.0e-4, ", ""), {"fracture.law", "phi_n"});
-  expect_bad_input(replace(kFracture, "y0: -0.2}", "y0: -0.2, perturbation: {amplitude: 0.5}}"),
+  expect_bad_input(replace(kNotchedStrip, "phi_n: 1.0e-4, ", ""), {"fracture.law", "phi_n"});
+  expect_bad_input(replace(kNotchedStrip, "y0: -0.2}", "y0: -0.2, perturbation: {amplitude: 0.5}}"),
                    {"mesh.perturbation.amplitude", "[0, 0.3]"});
-  expect_bad_input(replace(kFracture, "y0: -0.2}", "y0: -0.2, diagonals: union}"), {"mesh.diagonals", "cross"});
-  expect_bad_input(replace(kFracture, "y0: -0.2}", "y0: -0.2, lines: [[0.0, 0.0, 0.5, 0.0]]}"),
+  expect_bad_input(replace(kNotchedStrip, "y0: -0.2}", "y0: -0.2, diagonals: union}"), {"mesh.diagonals", "cross"});
+  expect_bad_input(replace(kNotchedStrip, "y0: -0.2}", "y0: -0.2, lines: [[0.0, 0.0, 0.5, 0.0]]}"),
                    {"mesh.lines", "delaunay alone"});
-  expect_bad_input(replace(kFracture, "y0: -0.2}", "y0: -0.2, diagonals: delaunay, lines: [[0.0, 0.0, 2.5, 0.0]]}"),
+  expect_bad_input(replace(kNotchedStrip, "y0: -0.2}", "y0: -0.2, diagonals: delaunay, lines: [[0.0, 0.0, 2.5, 0.0]]}"),
                    {"mesh.lines", "in the rectangle"});
-  expect_bad_input(replace(kFracture, "y0: -0.2}", "y0: -0.2, diagonals: delaunay, lines: [[0.0, 0.03, 0.5, 0.03]]}"),
-                   {"mesh", "from the boundary's or another line's"});
-  expect_bad_input(replace(kFracture, "y0: -0.2}",
+  expect_bad_input(
+      replace(kNotchedStrip, "y0: -0.2}", "y0: -0.2, diagonals: delaunay, lines: [[0.0, 0.03, 0.5, 0.03]]}"),
+      {"mesh", "from the boundary's or another line's"});
+  expect_bad_input(replace(kNotchedStrip, "y0: -0.2}",
                            "y0: -0.2, diagonals: delaunay, lines: [[0.25, -0.1, 0.25, 0.1], [0.1, 0.0, 0.5, 0.0]]}"),
                    {"mesh", "crosses another"});
-  expect_bad_input(replace(kFracture, "y0: -0.2}", "y0: -0.2, node_sets: {hit: {x: [5, 6]}}}"),
+  expect_bad_input(replace(kNotchedStrip, "y0: -0.2}", "y0: -0.2, node_sets: {hit: {x: [5, 6]}}}"),
                    {"mesh.node_sets.hit", "no node of the mesh lies in this box"});
-  expect_bad_input(replace(kFracture, "y0: -0.2}", "y0: -0.2, node_sets: {left: {x: [0, 0]}}}"),
+  expect_bad_input(replace(kNotchedStrip, "y0: -0.2}", "y0: -0.2, node_sets: {left: {x: [0, 0]}}}"),
                    {"mesh.node_sets.left", "already has a node set named 'left'"});
 }
 
@@ -395,13 +378,13 @@ TEST_F(App, BadFractureInput) {
 // the lattice; the perturbed 4k mesh, of T3 or T6, does not (and a node set drawn as a box, the
 // strip's mouth, takes a boundary condition).
 TEST_F(App, FractureOnALatticeWarnsAndAPerturbedMeshDoesNot) {
-  Result r = run(kFracture, "--check");
+  Result r = run(kNotchedStrip, "--check");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("warning: cracks on a generated mesh without mesh: perturbation follow its lattice"),
             std::string::npos)
       << r.err;
   const std::string perturbed =
-      replace(replace(kFracture, "y0: -0.2}",
+      replace(replace(kNotchedStrip, "y0: -0.2}",
                       "y0: -0.2, diagonals: cross, perturbation: {amplitude: 0.15}, node_sets: {mouth: {x: [0, 0], y: "
                       "[-0.1, 0.1]}}}"),
               "boundary_conditions:",
@@ -417,13 +400,13 @@ TEST_F(App, FractureOnALatticeWarnsAndAPerturbedMeshDoesNot) {
   r = run(replace(perturbed, "element: tri3", "element: tri6"), "--check");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
-  r = run(replace(kFracture, "element: tri3", "element: tri6"), "--check");
+  r = run(replace(kNotchedStrip, "element: tri3", "element: tri6"), "--check");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("warning: cracks on a generated mesh without mesh: perturbation follow its lattice"),
             std::string::npos)
       << r.err;
   // No lattice, no warning: the Delaunay rectangle, its notch a line of the mesh (no staircase).
-  r = run(replace(kFracture, "y0: -0.2}", "y0: -0.2, diagonals: delaunay, lines: [[0.0, 0.0, 0.5, 0.0]]}"));
+  r = run(replace(kNotchedStrip, "y0: -0.2}", "y0: -0.2, diagonals: delaunay, lines: [[0.0, 0.0, 0.5, 0.0]]}"));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("; 5 notch facets\n"), std::string::npos) << "on the notch, no staircase\n" << r.out;
@@ -718,7 +701,7 @@ TEST_F(App, BadSolidInput) {
   expect_bad_input(replace(kGood, "components: [x, y]", "components: [x, z]"), {"unknown component 'z'"});
   // Fracture takes tetrahedra, where a notch is a polygon, not a 2D segment.
   expect_bad_input(
-      replace(replace(kFracture, "{generator: rectangle, element: tri3, nx: 20, ny: 4, lx: 2.0, ly: 0.4, y0: -0.2}",
+      replace(replace(kNotchedStrip, "{generator: rectangle, element: tri3, nx: 20, ny: 4, lx: 2.0, ly: 0.4, y0: -0.2}",
                       "{generator: box, element: tet4, nx: 2, ny: 2, nz: 2, lx: 1, ly: 1, lz: 1}"),
               ", plane: stress}", "}"),
       {"fracture.notches[0]", "planar polygon [[x, y, z]"});
