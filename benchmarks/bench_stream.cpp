@@ -60,10 +60,11 @@ void order_by_kokkos(Index n, const IndexView &id) {
       });
 }
 
-void order_by_total(Index n, const IndexView &id, Growing<int64_t> &sums) {
-  Index first = 0, first_two = 0;
+void order_by_total(Index n, const IndexView &id, const DeviceView<Index[2]> &sizes, Growing<int64_t> &sums) {
   group_order(
-      "fegpu::bench::group_order_total", n, KOKKOS_LAMBDA(Index i) { return group_of(i); }, id, first, first_two, sums);
+      "fegpu::bench::group_order_total", n, KOKKOS_LAMBDA(Index i) { return group_of(i); }, id, sizes, sums);
+  Index got[2]; // (read back, as the other route reads its reduction's total)
+  Kokkos::deep_copy(Kokkos::View<Index[2], Kokkos::HostSpace>(got), sizes);
 }
 
 void GroupOrder(benchmark::State &state) {
@@ -71,14 +72,15 @@ void GroupOrder(benchmark::State &state) {
   const bool total = state.range(1) == 1;
   IndexView id("fegpu::bench::order", n), reference("fegpu::bench::order_reference", n);
   Growing<int64_t> sums("fegpu::bench::order_sums");
-  const auto run = [&] { total ? order_by_total(n, id, sums) : order_by_kokkos(n, id); };
+  const DeviceView<Index[2]> sizes("fegpu::bench::order_sizes");
+  const auto run = [&] { total ? order_by_total(n, id, sizes, sums) : order_by_kokkos(n, id); };
   run();
   Kokkos::fence();
   for (auto _ : state) {
     run();
     Kokkos::fence();
   }
-  (total ? order_by_kokkos(n, reference) : order_by_total(n, reference, sums));
+  (total ? order_by_kokkos(n, reference) : order_by_total(n, reference, sizes, sums));
   Index differ = 0;
   Kokkos::parallel_reduce(
       "fegpu::bench::order_check", range(0, n), KOKKOS_LAMBDA(Index i, Index & d) { d += id(i) != reference(i); },

@@ -99,7 +99,43 @@ int64_t scan_packed(Index n, const DeviceView<int64_t *> &before, const DeviceVi
       KOKKOS_LAMBDA(Index i, int64_t p, int64_t t) { before(i) = p, total(i) = t; }, sums);
 }
 
+/// Item i's group in the group order test (0, 1 or 2).
+KOKKOS_INLINE_FUNCTION int group_of_item(Index i) { return i % 5 == 0 ? 1 : (i % 3 == 0 ? 2 : 0); }
+
+/// group_order() over [0, n) of group_of_item().
+void order_groups(Index n, const fegpu::IndexView &id, const DeviceView<Index[2]> &sizes,
+                  fegpu::Growing<int64_t> &sums) {
+  fegpu::group_order(
+      "fegpu::test::group_order", n, KOKKOS_LAMBDA(Index i) { return group_of_item(i); }, id, sizes, sums);
+}
+
 } // namespace
+
+// group_order() (core/scan.hpp) against a stable partition on the host: each item's new number
+// (group 0's items first, then group 1's, then group 2's, each in its order), and the sizes it
+// leaves on the device, across a block's edge and for the empty range after a full one.
+TEST(Device, GroupOrderNumbersThreeGroupsInTheirOrderAndLeavesTheirSizes) {
+  fegpu::Growing<int64_t> sums("sums");
+  const DeviceView<Index[2]> sizes("sizes");
+  for (Index n : {Index(1), fegpu::kScanBlock + 5, Index(0), Index(100000)}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    fegpu::IndexView id("id", n);
+    order_groups(n, id, sizes, sums);
+    const auto ih = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), id);
+    const auto sh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sizes);
+    std::vector<Index> expected(n);
+    Index next = 0;
+    for (int g = 0; g < 3; ++g) {
+      for (Index i = 0; i < n; ++i)
+        if (group_of_item(i) == g) expected[i] = next++;
+      if (g < 2) EXPECT_EQ(sh(g), next) << "groups up to " << g;
+    }
+    Index wrong = 0;
+    for (Index i = 0; i < n; ++i)
+      wrong += ih(i) != expected[i];
+    EXPECT_EQ(wrong, 0);
+  }
+}
 
 // scan_with_total() (core/scan.hpp) against a running sum on the host: each item's prefix and the
 // total, at sizes around its blocks' (kScanBlock) edges, the empty range included, the values

@@ -694,7 +694,12 @@ TEST(Insertion, EveryRankSplitsTheNodesItHoldsAsOneRankDoes) {
           DeviceView<int *> mine("mine", cm.num_nodes()), lowest("lowest", cm.num_nodes());
           fegpu::parallel::holder_marks(hi, mine, lowest);
           fegpu::parallel::HolderStore store;
-          const fegpu::parallel::SharedNodes sn = fegpu::parallel::shared_nodes(hi, mine, ids, store);
+          DeviceView<Index[2]> carry("carry"); // (two values that come back with the list)
+          Kokkos::deep_copy(Kokkos::subview(carry, 0), r + 7);
+          Kokkos::deep_copy(Kokkos::subview(carry, 1), -r);
+          const fegpu::parallel::SharedNodes sn = fegpu::parallel::shared_nodes(hi, mine, ids, store, carry);
+          EXPECT_EQ(sn.carried[0], r + 7);
+          EXPECT_EQ(sn.carried[1], -r);
           const auto mine_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mine);
           const auto lowest_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lowest);
           const auto ids_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ids);

@@ -193,6 +193,8 @@ private:
     DeviceView<Index *[2]> extra;                    // rank_order()'s cohesive incidences, renumbered
     // Device storage kept from insertion to insertion (Growing): a rank allocates nothing there.
     parallel::HolderStore holder_store;
+    // (owned, held) as rank_order() numbers the nodes, on the device until the border's list comes back
+    DeviceView<Index[2]> sizes{"fegpu::cohesive::held_sizes"};
     Growing<Index> incidence_store{"fegpu::cohesive::incidences"}, order_store{"fegpu::cohesive::rank_order"},
         own_rows_store{"fegpu::cohesive::own_connectivity"}, told_store{"fegpu::cohesive::told"};
     Growing<int> mine_store{"fegpu::cohesive::held_here"}, lowest_holder_store{"fegpu::cohesive::lowest_holder"};

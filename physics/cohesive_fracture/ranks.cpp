@@ -78,26 +78,30 @@ KOKKOS_INLINE_FUNCTION int node_group(const DeviceView<int *> &mine, const Devic
   return !mine(i) ? 2 : low(i) < rank ? 1 : 0;
 }
 
-/// `owned` gets the size of group 0, `held` that of groups 0 and 1.
-void node_group_sizes(const DeviceView<int *> &mine, const DeviceView<int *> &lowest, int rank, Index &owned,
-                      Index &held) {
+/// sizes(0) gets the size of group 0 (the nodes this rank owns), sizes(1) that of groups 0 and 1
+/// (the nodes it holds): a restore's, whose nodes are numbered so already.
+void node_group_sizes(const DeviceView<int *> &mine, const DeviceView<int *> &lowest, int rank,
+                      const DeviceView<Index[2]> &sizes) {
   int64_t counts = 0;
   Kokkos::parallel_reduce(
       "fegpu::cohesive::group_sizes", range(0, static_cast<Index>(mine.extent(0))),
       KOKKOS_LAMBDA(Index i, int64_t & c) { c += group_count(node_group(mine, lowest, i, rank)); }, counts);
-  group_sizes(counts, owned, held);
+  const auto h = Kokkos::create_mirror_view(sizes);
+  group_sizes(counts, h(0), h(1));
+  Kokkos::deep_copy(sizes, h);
 }
 
 /// A numbering with this rank's own nodes first, then the others it holds, then the idle ones,
 /// each group in its present order (one scan, which sees group 0's size where group 1 starts);
-/// `held` gets the first two groups' size, `owned` the first's.
-IndexView holder_order(const DeviceView<int *> &mine, const DeviceView<int *> &lowest, int rank, Index &owned,
-                       Index &held, Growing<Index> &store, Growing<int64_t> &sums) {
+/// sizes(0) gets the first group's size, sizes(1) the first two's, on the device: the border's list
+/// brings them to the host with it (shared_nodes()), so that nothing waits for them here.
+IndexView holder_order(const DeviceView<int *> &mine, const DeviceView<int *> &lowest, int rank,
+                       const DeviceView<Index[2]> &sizes, Growing<Index> &store, Growing<int64_t> &sums) {
   const Index n = static_cast<Index>(mine.extent(0));
   const IndexView new_id = store.view(n);
   group_order(
       "fegpu::cohesive::rank_order", n, KOKKOS_LAMBDA(Index i) { return node_group(mine, lowest, i, rank); }, new_id,
-      owned, held, sums);
+      sizes, sums);
   return new_id;
 }
 
@@ -109,11 +113,11 @@ void renumber_rows(const DeviceView<Index *[2]> &rows, const IndexView &new_id) 
       });
 }
 
-/// mine(i) = i < held: the nodes this rank holds, once numbered by holder_order().
-void held_first(const DeviceView<int *> &mine, Index held) {
+/// mine(i) = i < sizes(1): the nodes this rank holds, once numbered by holder_order().
+void held_first(const DeviceView<int *> &mine, const DeviceView<Index[2]> &sizes) {
   Kokkos::parallel_for(
       "fegpu::cohesive::held_first", range(0, static_cast<Index>(mine.extent(0))),
-      KOKKOS_LAMBDA(Index i) { mine(i) = i < held; });
+      KOKKOS_LAMBDA(Index i) { mine(i) = i < sizes(1); });
 }
 
 /// The first `own` rows of conn, compact.
@@ -291,8 +295,7 @@ IndexView FractureModel::rank_order() {
   const DeviceView<int *> mine = d.mine_store.view(n), lowest = d.lowest_holder_store.view(n);
   const parallel::HolderIncidences h = holder_incidences();
   parallel::holder_marks(h, mine, lowest);
-  const IndexView new_id =
-      holder_order(mine, lowest, d.parts->comm().rank(), d.owned, d.held, d.order_store, d.order_sums);
+  const IndexView new_id = holder_order(mine, lowest, d.parts->comm().rank(), d.sizes, d.order_store, d.order_sums);
   // follow_ranks() needs no marks again (the held nodes come first) and takes these rows, renumbered.
   renumber_rows(h.extra, new_id);
   d.extra = h.extra;
@@ -313,14 +316,16 @@ void FractureModel::follow_ranks(const CoordView &coords) {
     const parallel::HolderIncidences h = holder_incidences(); // (in the present numbering)
     const DeviceView<int *> mine = d.mine_store.view(n);
     if (d.numbered) {
-      held_first(mine, d.held);
+      held_first(mine, d.sizes);
     } else { // a restore: the nodes are numbered so already
       const DeviceView<int *> lowest = d.lowest_holder_store.view(n);
       parallel::holder_marks(h, mine, lowest);
-      node_group_sizes(mine, lowest, h.rank, d.owned, d.held);
+      node_group_sizes(mine, lowest, h.rank, d.sizes);
     }
     d.numbered = false;
-    d.parts->follow(parallel::shared_nodes(h, mine, d.ids, d.holder_store), d.owned);
+    const parallel::SharedNodes shared = parallel::shared_nodes(h, mine, d.ids, d.holder_store, d.sizes);
+    d.owned = shared.carried[0], d.held = shared.carried[1];
+    d.parts->follow(shared, d.owned);
   }
   // The bulk model on the own elements' rows, a compact copy: a row range of a column-major
   // (GPU) connectivity is strided.

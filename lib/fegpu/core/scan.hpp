@@ -21,14 +21,14 @@ KOKKOS_INLINE_FUNCTION int scan_slot(int j) { return j + j / 32; }
 /// its wait on the host before the scan. Here a team sums each block of kScanBlock items, one team
 /// scans the blocks' sums (the total after them), and a team a block scans its items from its
 /// block's start: three launches, and one read back, of the total, after the last (it is
-/// returned). In that last launch a host thread takes a block, item after item; on a GPU each
+/// returned; scan_on_device() leaves it on the device, in `sums`, for a caller that can wait for
+/// it later). In that last launch a host thread takes a block, item after item; on a GPU each
 /// thread scans a run of consecutive items in its team's scratch, so that the team scans once, not
 /// once for every team-size items as a TeamThreadRange scan does (a team scan is several
 /// barriers), and the items come in and go out in coalesced order. `sums` keeps the blocks' sums
 /// from call to call. value(i) is called twice, so it must not depend on what final() writes.
 template <class Value, class ValueOf, class Final>
-Value scan_with_total(const std::string &label, Index n, const ValueOf &value, const Final &final,
-                      Growing<Value> &sums) {
+void scan_on_device(const std::string &label, Index n, const ValueOf &value, const Final &final, Growing<Value> &sums) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = Policy::member_type;
   const Index blocks = (n + kScanBlock - 1) / kScanBlock;
@@ -90,8 +90,14 @@ Value scan_with_total(const std::string &label, Index n, const ValueOf &value, c
             final(lo + j, s(scan_slot(j)), total);
         });
   }
+}
+template <class Value, class ValueOf, class Final>
+Value scan_with_total(const std::string &label, Index n, const ValueOf &value, const Final &final,
+                      Growing<Value> &sums) {
+  scan_on_device(label, n, value, final, sums);
+  const Index blocks = (n + kScanBlock - 1) / kScanBlock;
   Value total = 0;
-  Kokkos::deep_copy(total, Kokkos::subview(block_sum, blocks));
+  Kokkos::deep_copy(total, Kokkos::subview(sums.view(blocks + 1), blocks));
   return total;
 }
 
@@ -113,15 +119,22 @@ inline void group_sizes(int64_t counts, Index &first, Index &first_two) {
 }
 
 /// new_id(i) = item i's place in the three-group numbering of group_of(i) over [0, n), in one
-/// scan_with_total(); `first` and `first_two` as group_sizes() gives them.
+/// scan_on_device(); sizes(0) and sizes(1) as group_sizes() gives `first` and `first_two`, written
+/// on the device by the scan's last pass: nothing waits for them here.
 template <class GroupOf>
-void group_order(const std::string &label, Index n, const GroupOf &group_of, const IndexView &new_id, Index &first,
-                 Index &first_two, Growing<int64_t> &sums) {
-  const int64_t counts = scan_with_total(
+void group_order(const std::string &label, Index n, const GroupOf &group_of, const IndexView &new_id,
+                 const DeviceView<Index[2]> &sizes, Growing<int64_t> &sums) {
+  if (n == 0) return Kokkos::deep_copy(sizes, 0);
+  scan_on_device(
       label, n, KOKKOS_LAMBDA(Index i) { return group_count(group_of(i)); },
-      KOKKOS_LAMBDA(Index i, int64_t before, int64_t total) { new_id(i) = group_place(i, group_of(i), before, total); },
+      KOKKOS_LAMBDA(Index i, int64_t before, int64_t total) {
+        new_id(i) = group_place(i, group_of(i), before, total);
+        if (i == 0) {
+          sizes(0) = static_cast<Index>(total % kGroupOne);
+          sizes(1) = sizes(0) + static_cast<Index>(total / kGroupOne);
+        }
+      },
       sums);
-  group_sizes(counts, first, first_two);
 }
 
 } // namespace fegpu

@@ -335,7 +335,7 @@ void holder_marks(const HolderIncidences &h, const DeviceView<int *> &mine, cons
 }
 
 SharedNodes shared_nodes(const HolderIncidences &h, const DeviceView<int *> &mine, const GlobalIdView &ids,
-                         HolderStore &store) {
+                         HolderStore &store, const DeviceView<Index[2]> &carry) {
   Kokkos::Profiling::ScopedRegion region("fegpu::parallel::shared_nodes");
   const int npe = static_cast<int>(h.conn.extent(1)), rank = h.rank;
   // (other rank, global id, node) for each incidence of another rank at a node this rank holds:
@@ -348,13 +348,19 @@ SharedNodes shared_nodes(const HolderIncidences &h, const DeviceView<int *> &min
   // Room for every incidence of those rows, so that no count must come to the host first (on a GPU
   // each read back is a wait, and a cracking run lists its border after every insertion); rows
   // one after the other (LayoutRight), so that the first of them are one block to copy. Row 0
-  // holds their count, and comes back with as many rows as the last call listed and half again:
-  // one read back, a second only where the border grew more.
+  // holds their count and the carried values, and comes back with as many rows as the last call
+  // listed and half again: one read back, a second only where the border grew more.
   using Rows = Kokkos::View<GlobalId *[3], Kokkos::LayoutRight, MemSpace>;
   const Index room = (rows_in - first) * npe;
   const Rows buffer = store.border_rows.view<Rows>(room + 1);
   const auto rows = Kokkos::subview(buffer, std::make_pair(Index(1), room + 1), Kokkos::ALL);
-  Kokkos::deep_copy(ExecSpace(), Kokkos::subview(buffer, 0, Kokkos::ALL), 0);
+  const bool carrying = carry.data() != nullptr;
+  Kokkos::parallel_for(
+      "fegpu::parallel::border_head", range(0, 1), KOKKOS_LAMBDA(Index) {
+        buffer(0, 0) = 0;
+        buffer(0, 1) = carrying ? carry(0) : 0;
+        buffer(0, 2) = carrying ? carry(1) : 0;
+      });
   const std::size_t nodes = mine.extent(0);
   if (store.listed.extent(0) < nodes) // (zeroed)
     store.listed =
@@ -396,6 +402,7 @@ SharedNodes shared_nodes(const HolderIncidences &h, const DeviceView<int *> &min
   std::sort(list.begin(), list.end()); // (the atomic order, and the repeats of ranks 32 and above, gone)
   list.erase(std::unique(list.begin(), list.end()), list.end());
   SharedNodes out;
+  out.carried = {static_cast<Index>(head(0, 1)), static_cast<Index>(head(0, 2))};
   for (const auto &[r, id, n] : list) {
     if (out.neighbors.empty() || out.neighbors.back() != r)
       out.neighbors.push_back(static_cast<int>(r)), out.shared.emplace_back();

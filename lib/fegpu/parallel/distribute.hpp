@@ -12,6 +12,7 @@
 /// LocalMesh.
 #include "fegpu/mesh/mesh.hpp"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -105,13 +106,16 @@ struct HolderStore {
 
 /// The nodes `rank` shares with each other rank: `neighbors` the other ranks holding a node this
 /// rank holds (mine(n) != 0), ascending; `shared[k]` those nodes, in the order of their global ids
-/// (`ids`), which both sides of a pair list alike. Only the border's incidences come to the host.
+/// (`ids`), which both sides of a pair list alike. Only the border's incidences come to the host,
+/// and with them `carried`: the two values of `carry` (zeros without it), which a caller that
+/// made them on the device reads back here rather than waiting for them on its own.
 struct SharedNodes {
   std::vector<int> neighbors;
   std::vector<std::vector<Index>> shared;
+  std::array<Index, 2> carried = {0, 0};
 };
 SharedNodes shared_nodes(const HolderIncidences &h, const DeviceView<int *> &mine, const GlobalIdView &ids,
-                         HolderStore &store);
+                         HolderStore &store, const DeviceView<Index[2]> &carry = {});
 
 /// The rank's mesh with its ghost layer: its own elements, then the ghosts, whose blocks follow the
 /// own ones' (each name twice); its held nodes, then the ghost-only ones. Sets keep the own
