@@ -21,14 +21,14 @@ KOKKOS_INLINE_FUNCTION int scan_slot(int j) { return j + j / 32; }
 /// its wait on the host before the scan. Here a team sums each block of kScanBlock items, one team
 /// scans the blocks' sums (the total after them), and a team a block scans its items from its
 /// block's start: three launches, and one read back, of the total, after the last (it is
-/// returned; scan_on_device() leaves it on the device, in `sums`, for a caller that can wait for
-/// it later). In that last launch a host thread takes a block, item after item; on a GPU each
+/// returned; scan_on_device() returns its place on the device instead, for a caller that can wait
+/// for it later). In that last launch a host thread takes a block, item after item; on a GPU each
 /// thread scans a run of consecutive items in its team's scratch, so that the team scans once, not
 /// once for every team-size items as a TeamThreadRange scan does (a team scan is several
 /// barriers), and the items come in and go out in coalesced order. `sums` keeps the blocks' sums
 /// from call to call. value(i) is called twice, so it must not depend on what final() writes.
 template <class Value, class ValueOf, class Final>
-void scan_on_device(const std::string &label, Index n, const ValueOf &value, const Final &final, Growing<Value> &sums) {
+auto scan_on_device(const std::string &label, Index n, const ValueOf &value, const Final &final, Growing<Value> &sums) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = Policy::member_type;
   const Index blocks = (n + kScanBlock - 1) / kScanBlock;
@@ -90,14 +90,13 @@ void scan_on_device(const std::string &label, Index n, const ValueOf &value, con
             final(lo + j, s(scan_slot(j)), total);
         });
   }
+  return Kokkos::subview(block_sum, blocks); // (the total, on the device)
 }
 template <class Value, class ValueOf, class Final>
 Value scan_with_total(const std::string &label, Index n, const ValueOf &value, const Final &final,
                       Growing<Value> &sums) {
-  scan_on_device(label, n, value, final, sums);
-  const Index blocks = (n + kScanBlock - 1) / kScanBlock;
   Value total = 0;
-  Kokkos::deep_copy(total, Kokkos::subview(sums.view(blocks + 1), blocks));
+  Kokkos::deep_copy(total, scan_on_device(label, n, value, final, sums));
   return total;
 }
 
@@ -106,16 +105,17 @@ Value scan_with_total(const std::string &label, Index n, const ValueOf &value, c
 /// half and 1's in the high.
 constexpr int64_t kGroupOne = int64_t(1) << 32;
 KOKKOS_INLINE_FUNCTION int64_t group_count(int g) { return g == 0 ? 1 : g == 1 ? kGroupOne : 0; }
-/// Item i's new number, in group g, with `before` the counts of the items before it and `total` all.
-KOKKOS_INLINE_FUNCTION Index group_place(Index i, int g, int64_t before, int64_t total) {
-  const Index zero = static_cast<Index>(before % kGroupOne), one = static_cast<Index>(before / kGroupOne);
-  const Index first = static_cast<Index>(total % kGroupOne), two = first + static_cast<Index>(total / kGroupOne);
-  return g == 0 ? zero : g == 1 ? first + one : two + (i - zero - one);
-}
 /// `first` gets group 0's size and `first_two` that of groups 0 and 1, from their packed counts.
-inline void group_sizes(int64_t counts, Index &first, Index &first_two) {
+KOKKOS_INLINE_FUNCTION void group_sizes(int64_t counts, Index &first, Index &first_two) {
   first = static_cast<Index>(counts % kGroupOne);
   first_two = first + static_cast<Index>(counts / kGroupOne);
+}
+/// Item i's new number, in group g, with `before` the counts of the items before it and `total` all.
+KOKKOS_INLINE_FUNCTION Index group_place(Index i, int g, int64_t before, int64_t total) {
+  Index zero, zero_one, first, two;
+  group_sizes(before, zero, zero_one);
+  group_sizes(total, first, two);
+  return g == 0 ? zero : g == 1 ? first + (zero_one - zero) : two + (i - zero_one);
 }
 
 /// new_id(i) = item i's place in the three-group numbering of group_of(i) over [0, n), in one
@@ -129,10 +129,7 @@ void group_order(const std::string &label, Index n, const GroupOf &group_of, con
       label, n, KOKKOS_LAMBDA(Index i) { return group_count(group_of(i)); },
       KOKKOS_LAMBDA(Index i, int64_t before, int64_t total) {
         new_id(i) = group_place(i, group_of(i), before, total);
-        if (i == 0) {
-          sizes(0) = static_cast<Index>(total % kGroupOne);
-          sizes(1) = sizes(0) + static_cast<Index>(total / kGroupOne);
-        }
+        if (i == 0) group_sizes(total, sizes(0), sizes(1));
       },
       sums);
 }
