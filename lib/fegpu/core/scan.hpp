@@ -27,8 +27,11 @@ KOKKOS_INLINE_FUNCTION int scan_slot(int j) { return j + j / 32; }
 /// once for every team-size items as a TeamThreadRange scan does (a team scan is several
 /// barriers), and the items come in and go out in coalesced order. `sums` keeps the blocks' sums
 /// from call to call. value(i) is called twice, so it must not depend on what final() writes.
+/// (The return type is written out: nvcc refuses extended lambdas in a function whose return type
+/// is deduced.)
 template <class Value, class ValueOf, class Final>
-auto scan_on_device(const std::string &label, Index n, const ValueOf &value, const Final &final, Growing<Value> &sums) {
+auto scan_on_device(const std::string &label, Index n, const ValueOf &value, const Final &final, Growing<Value> &sums)
+    -> decltype(Kokkos::subview(DeviceView<Value *>(), Index(0))) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = Policy::member_type;
   const Index blocks = (n + kScanBlock - 1) / kScanBlock;
