@@ -7,11 +7,11 @@ For every KOKKOS_LAMBDA and KOKKOS_CLASS_LAMBDA (an extended __host__ __device__
 build) it reports
   deduced    its enclosing function's return type is deduced (auto, decltype(auto), no trailing ->);
   generic    it is generic itself, or inside a generic lambda;
-  private    its enclosing function is a private or protected member defined in its class's body;
+  private    its enclosing function is a private or protected member (defined in its class's body,
+             or outside it, in any file the scan reads);
   constexpr  a variable of the enclosing function is first named inside `if constexpr` in its body.
-(A private member defined outside its class is not seen; neither is a first capture where the
-variable is declared in a form the scan does not read: `constexpr` names, which need no capture,
-are left out.)
+(A first capture is not seen where the variable is declared in a form the scan does not read;
+`constexpr` names, which need no capture, are left out.)
 
   nvcc_rules.py --self-test     checks the scan on small programs with a known answer, and where
                                 nvcc is found (PATH, CUDA_HOME, /usr/local/cuda) that nvcc gives
@@ -240,6 +240,41 @@ def cls_children(b):
     return _children.get(id(b), [])
 
 
+def declarator(header):
+    """A function header's text up to its parameter list (its template heads left out): the
+    return type and the (qualified) name."""
+    h = header.strip()
+    while True:
+        m = re.match(r"template\s*<", h)
+        if not m:
+            break
+        h = h[matching(h, m.end() - 1, "<", ">") + 1:].lstrip()
+    return h[:h.find("(")] if "(" in h else h
+
+
+def class_index(files):
+    """name -> [(code, brace)] for every class or struct body of the files ((code, braces) pairs)."""
+    index = {}
+    for code, bs in files:
+        for b in bs:
+            if b.kind == "type":
+                m = re.search(r"\b(class|struct|union)\s+(\w+)", b.header)
+                if m:
+                    index.setdefault(m.group(2), []).append((code, b))
+    return index
+
+
+def member_access(index, cls_name, method):
+    """The access of `method` declared in the body of class `cls_name`, or None where unseen."""
+    for code, cls in index.get(cls_name, []):
+        for m in re.finditer(r"(?<![\w:.>])%s\s*\(" % re.escape(method), code[cls.pos + 1:cls.end]):
+            at = cls.pos + 1 + m.start()
+            if any(b.pos < at < b.end for b in cls_children(cls)):
+                continue  # a call inside an inline body, or a nested class's member
+            return access_at(code, cls, at)
+    return None
+
+
 def declared_names(text):
     """Names the text declares as variables (a rough reading: a type word, then the name, then
     = ; , ) { or [), less `constexpr` ones and type aliases."""
@@ -259,13 +294,19 @@ def declared_names(text):
     return names
 
 
-def breaches(code):
-    """(position, rule, message) for each breach in one file's blanked code."""
-    found = []
+def parse(text):
+    """A file's blanked code and its braces (their children noted)."""
+    code = blank(text)
     bs = braces(code)
     for b in bs:
         if b.parent is not None:
             _children.setdefault(id(b.parent), []).append(b)
+    return code, bs
+
+
+def breaches(code, bs, index):
+    """(position, rule, message) for each breach in one file's blanked code."""
+    found = []
     for b in bs:
         if b.kind != "xlambda":
             continue
@@ -285,11 +326,17 @@ def breaches(code):
             name = re.search(r"(\w+)\s*\(", func.header[func.header.find("auto"):])
             found.append((b.pos, "deduced", "a KOKKOS_LAMBDA in `%s`, whose return type is deduced" %
                           (name.group(1) if name else "?")))
+        access, name = None, None
         if func.parent is not None and func.parent.kind == "type":
-            if access_at(code, func.parent, func.pos) in ("private", "protected"):
-                name = re.search(r"(\w+)\s*\([^()]*\)[^()]*$", func.header)
-                found.append((b.pos, "private", "a KOKKOS_LAMBDA in `%s`, a private or protected member" %
-                              (name.group(1) if name else "?")))
+            access = access_at(code, func.parent, func.pos)
+            m = re.search(r"(\w+)\s*\(", func.header)
+            name = m.group(1) if m else "?"
+        else:
+            m = re.search(r"(\w+)(?:\s*<[^<>()]*>)?::(~?\w+)\s*$", declarator(func.header))
+            if m:
+                access, name = member_access(index, m.group(1), m.group(2)), m.group(1) + "::" + m.group(2)
+        if access in ("private", "protected"):
+            found.append((b.pos, "private", "a KOKKOS_LAMBDA in `%s`, a private or protected member" % name))
         # A first capture inside `if constexpr`: a name the function declares before the lambda
         # (or takes as a parameter), named in such a block of the lambda and nowhere before it there.
         header_params = func.header[func.header.find("("):]
@@ -314,25 +361,30 @@ def breaches(code):
 
 def check_text(text):
     _children.clear()
-    return breaches(blank(text))
+    code, bs = parse(text)
+    return breaches(code, bs, class_index([(code, bs)]))
 
 
 def check_tree(root):
-    count = 0
+    _children.clear()
+    files = []
     for folder in ("app", "lib", "physics", "benchmarks", "test"):
-        for dirpath, _, files in os.walk(os.path.join(root, folder)):
-            for f in sorted(files):
-                if not f.endswith((".hpp", ".cpp", ".h", ".cu")):
-                    continue
-                path = os.path.join(dirpath, f)
-                with open(path, encoding="utf-8") as fh:
-                    text = fh.read()
-                if not any(m in text for m in LAMBDA_MACROS):
-                    continue
-                for pos, rule, message in check_text(text):
-                    line = text.count("\n", 0, pos) + 1
-                    print("%s:%d: %s: %s" % (os.path.relpath(path, root), line, rule, message))
-                    count += 1
+        for dirpath, _, names in os.walk(os.path.join(root, folder)):
+            for f in sorted(names):
+                if f.endswith((".hpp", ".cpp", ".h", ".cu")):
+                    path = os.path.join(dirpath, f)
+                    with open(path, encoding="utf-8") as fh:
+                        text = fh.read()
+                    files.append((path, text) + parse(text))
+    index = class_index([(code, bs) for _, _, code, bs in files])
+    count = 0
+    for path, text, code, bs in files:
+        if not any(m in text for m in LAMBDA_MACROS):
+            continue
+        for pos, rule, message in breaches(code, bs, index):
+            line = text.count("\n", 0, pos) + 1
+            print("%s:%d: %s: %s" % (os.path.relpath(path, root), line, rule, message))
+            count += 1
     return count
 
 
@@ -353,6 +405,11 @@ CASES = [
      "    run<<<1, 1>>>(KOKKOS_LAMBDA(int i) { (void)x; (void)i; });\n  };\n  g(1);\n}\n"),
     ("private", "private", "class A {\n public:\n  void go() { step(); }\n\n private:\n  void step() {\n"
      "    run<<<1, 1>>>(KOKKOS_LAMBDA(int i) { (void)i; });\n  }\n};\nint main() { A a; a.go(); }\n"),
+    ("private_outside", "private", "class A {\n public:\n  void go();\n\n private:\n  void step();\n};\n"
+     "void A::go() { step(); }\nvoid A::step() {\n  run<<<1, 1>>>(KOKKOS_LAMBDA(int i) { (void)i; });\n}\n"
+     "int main() { A a; a.go(); }\n"),
+    ("public_outside", None, "class A {\n public:\n  void go();\n\n private:\n  int n = 0;\n};\n"
+     "void A::go() {\n  run<<<1, 1>>>(KOKKOS_LAMBDA(int i) { (void)i; });\n}\nint main() { A a; a.go(); }\n"),
     ("public", None, "struct A {\n  void go() {\n    run<<<1, 1>>>(KOKKOS_LAMBDA(int i) { (void)i; });\n  }\n"
      "};\nint main() { A a; a.go(); }\n"),
     ("constexpr_first", "constexpr", "template <bool B> void f(int a, int b) {\n  const int c = a + b;\n"
