@@ -90,30 +90,25 @@ def blank(text):
     return "".join(out)
 
 
-def matching(code, i, open_c, close_c):
-    """Index of the bracket closing the one at i."""
+def matching(code, i, open_c, close_c, step=1):
+    """Index of the bracket closing the one at i (step -1: opening the one closing at i); past the
+    text's end where none does."""
+    enter, leave = (open_c, close_c) if step > 0 else (close_c, open_c)
     depth = 0
-    for j in range(i, len(code)):
-        if code[j] == open_c:
+    j = i
+    while 0 <= j < len(code):
+        if code[j] == enter:
             depth += 1
-        elif code[j] == close_c:
+        elif code[j] == leave:
             depth -= 1
             if depth == 0:
                 return j
-    return len(code)
+        j += step
+    return j
 
 
 def opening(code, j, open_c, close_c):
-    """Index of the bracket opening the one closing at j."""
-    depth = 0
-    for i in range(j, -1, -1):
-        if code[i] == close_c:
-            depth += 1
-        elif code[i] == open_c:
-            depth -= 1
-            if depth == 0:
-                return i
-    return -1
+    return matching(code, j, open_c, close_c, -1)
 
 
 class Brace:
