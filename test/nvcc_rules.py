@@ -196,13 +196,19 @@ def braces(code):
     return out
 
 
+def without_templates(header):
+    """A function header without its template heads."""
+    h = header.strip()
+    while True:
+        m = re.match(r"template\s*<", h)
+        if not m:
+            return h
+        h = h[matching(h, m.end() - 1, "<", ">") + 1:].lstrip()
+
+
 def deduced(header):
     """Whether a function header's return type is deduced."""
-    h = header.strip()
-    h = re.sub(r"^template\s*<", "<", h)
-    while h.startswith("<"):  # the template heads
-        h = h[matching(h, 0, "<", ">") + 1:].strip()
-        h = re.sub(r"^template\s*<", "<", h)
+    h = without_templates(header)
     h = re.sub(r"^requires\b[^)]*\)\s*", "", h) if h.startswith("requires") else h
     h = re.sub(r"^(\[\[[^\]]*\]\]\s*|(static|inline|constexpr|consteval|virtual|friend|explicit|KOKKOS_INLINE_FUNCTION|"
                r"KOKKOS_FUNCTION|KOKKOS_FORCEINLINE_FUNCTION|__host__|__device__)\b\s*)*", "", h)
@@ -238,12 +244,7 @@ def cls_children(b):
 def declarator(header):
     """A function header's text up to its parameter list (its template heads left out): the
     return type and the (qualified) name."""
-    h = header.strip()
-    while True:
-        m = re.match(r"template\s*<", h)
-        if not m:
-            break
-        h = h[matching(h, m.end() - 1, "<", ">") + 1:].lstrip()
+    h = without_templates(header)
     return h[:h.find("(")] if "(" in h else h
 
 
