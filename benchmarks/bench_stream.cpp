@@ -4,8 +4,8 @@
 // are set against this figure in RESULTS.md.
 // GroupOrder: the one scan of a cracking rank's plan (physics/cohesive_fracture/ranks.cpp): a stable
 // numbering of n items in three groups, the second starting at the first's size, by Kokkos'
-// reduction (its total read back) and parallel_scan (/0) or by scan_with_total() (/1), which needs
-// no read back between; the two numberings are compared.
+// reduction (its total read back) and parallel_scan (/0) or by group_order()'s one scan (/1), which
+// needs no read back between; the two numberings are compared.
 #include "common.hpp"
 #include "fegpu/core/scan.hpp"
 

@@ -91,12 +91,15 @@ namespace {
 // Item i's value in the scan test: two counts in one 64-bit value, as the ranks' node order packs them.
 KOKKOS_INLINE_FUNCTION int64_t packed(Index i) { return int64_t(i % 7) + (int64_t(i % 3 == 0) << 32); }
 
-/// scan_with_total() over [0, n) of packed(), each item's prefix and total written out.
+/// scan_on_device() over [0, n) of packed(), each item's prefix and total written out; the total
+/// it leaves on the device, read back.
 int64_t scan_packed(Index n, const DeviceView<int64_t *> &before, const DeviceView<int64_t *> &total,
                     fegpu::Growing<int64_t> &sums) {
-  return fegpu::scan_with_total(
-      "fegpu::test::scan", n, KOKKOS_LAMBDA(Index i) { return packed(i); },
-      KOKKOS_LAMBDA(Index i, int64_t p, int64_t t) { before(i) = p, total(i) = t; }, sums);
+  int64_t whole = 0;
+  Kokkos::deep_copy(whole, fegpu::scan_on_device(
+                               "fegpu::test::scan", n, KOKKOS_LAMBDA(Index i) { return packed(i); },
+                               KOKKOS_LAMBDA(Index i, int64_t p, int64_t t) { before(i) = p, total(i) = t; }, sums));
+  return whole;
 }
 
 /// Item i's group in the group order test (0, 1 or 2).
@@ -137,7 +140,7 @@ TEST(Device, GroupOrderNumbersThreeGroupsInTheirOrderAndLeavesTheirSizes) {
   }
 }
 
-// scan_with_total() (core/scan.hpp) against a running sum on the host: each item's prefix and the
+// scan_on_device() (core/scan.hpp) against a running sum on the host: each item's prefix and the
 // total, at sizes around its blocks' (kScanBlock) edges, the empty range included, the values
 // 64-bit, and later calls reusing the sums.
 TEST(Device, ScanWithTotalGivesEachItemItsPrefixAndTheTotal) {

@@ -7,10 +7,10 @@
 
 namespace fegpu {
 
-/// Items a team takes in scan_with_total() (eight a thread of a GPU team of 256).
+/// Items a team takes in scan_on_device() (eight a thread of a GPU team of 256).
 constexpr Index kScanBlock = 2048;
 
-/// Scratch slot of item j of a scan_with_total() block: one spare slot each 32 items, so that a
+/// Scratch slot of item j of a scan_on_device() block: one spare slot each 32 items, so that a
 /// thread's run (j = run * thread + k) and a warp's coalesced items (j = thread + k * team) both
 /// fall into different banks of a GPU's shared memory.
 KOKKOS_INLINE_FUNCTION int scan_slot(int j) { return j + j / 32; }
@@ -20,9 +20,9 @@ KOKKOS_INLINE_FUNCTION int scan_slot(int j) { return j + j / 32; }
 /// pass that needs the total too (the start of a second group after a first) took a reduction and
 /// its wait on the host before the scan. Here a team sums each block of kScanBlock items, one team
 /// scans the blocks' sums (the total after them), and a team a block scans its items from its
-/// block's start: three launches, and one read back, of the total, after the last (it is
-/// returned; scan_on_device() returns its place on the device instead, for a caller that can wait
-/// for it later). In that last launch a host thread takes a block, item after item; on a GPU each
+/// block's start: three launches, and no read back; the total's place on the device is returned,
+/// for a caller to read when it must (the fracture plan's comes back with its border list). In that
+/// last launch a host thread takes a block, item after item; on a GPU each
 /// thread scans a run of consecutive items in its team's scratch, so that the team scans once, not
 /// once for every team-size items as a TeamThreadRange scan does (a team scan is several
 /// barriers), and the items come in and go out in coalesced order. `sums` keeps the blocks' sums
@@ -94,13 +94,6 @@ auto scan_on_device(const std::string &label, Index n, const ValueOf &value, con
         });
   }
   return Kokkos::subview(block_sum, blocks); // (the total, on the device)
-}
-template <class Value, class ValueOf, class Final>
-Value scan_with_total(const std::string &label, Index n, const ValueOf &value, const Final &final,
-                      Growing<Value> &sums) {
-  Value total = 0;
-  Kokkos::deep_copy(total, scan_on_device(label, n, value, final, sums));
-  return total;
 }
 
 /// A stable numbering in three groups (0, 1, 2): group 0's items first, then group 1's, then group
