@@ -143,7 +143,7 @@ TEST(Device, GroupOrderNumbersThreeGroupsInTheirOrderAndLeavesTheirSizes) {
 // scan_on_device() (core/scan.hpp) against a running sum on the host: each item's prefix and the
 // total, at sizes around its blocks' (kScanBlock) edges, the empty range included, the values
 // 64-bit, and later calls reusing the sums.
-TEST(Device, ScanWithTotalGivesEachItemItsPrefixAndTheTotal) {
+TEST(Device, ScanOnDeviceGivesEachItemItsPrefixAndTheTotal) {
   fegpu::Growing<int64_t> sums("sums");
   const Index b = fegpu::kScanBlock;
   for (Index n : {Index(0), Index(1), b - 1, b, b + 1, 3 * b + 17, Index(250000), Index(7)}) {
