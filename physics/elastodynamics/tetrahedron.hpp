@@ -377,7 +377,7 @@ template <int NPE> KOKKOS_INLINE_FUNCTION double max_eigenvalue(const Material &
   constexpr int N = 3 * NPE; // x components, then y, then z
   double min_det;
   const double mass = m.density * volume<NPE>(x, min_det);
-  double s[N], A[N][N];
+  double s[N], C[N][N]; // C[j]: column j of A = M^-1/2 K M^-1/2
   for (int i = 0; i < 3; ++i)
     for (int a = 0; a < NPE; ++a)
       s[i * NPE + a] = 1.0 / Kokkos::sqrt(mass * mass_fraction<NPE>(a));
@@ -386,7 +386,7 @@ template <int NPE> KOKKOS_INLINE_FUNCTION double max_eigenvalue(const Material &
     u[j / NPE][j % NPE] = s[j];
     internal_force<NPE>(m, x, u, f);
     for (int i = 0; i < N; ++i)
-      A[i][j] = s[i] * f[i / NPE][i % NPE];
+      C[j][i] = s[i] * f[i / NPE][i % NPE];
   }
   double v[N];
   for (int a = 0; a < NPE; ++a) {
@@ -394,7 +394,7 @@ template <int NPE> KOKKOS_INLINE_FUNCTION double max_eigenvalue(const Material &
     v[NPE + a] = (a % 3) ? -0.4 : 0.9;
     v[2 * NPE + a] = (a % 5) ? 0.6 : -1.1;
   }
-  return power_iteration<N>(A, v);
+  return power_iteration<N>(C, v);
 }
 
 } // namespace fegpu::elastic::tet
