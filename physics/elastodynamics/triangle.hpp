@@ -166,9 +166,8 @@ template <int NPE> KOKKOS_INLINE_FUNCTION double mass_fraction(int a) {
 /// The largest eigenvalue of the symmetric N x N matrix A, given by its columns (C[j][i] =
 /// A[i][j]), by power iteration from v (overwritten), at most 60 products, stopped once the
 /// estimate no longer grows. The product runs a column at a time so that its inner loop (over i)
-/// has no dependence and vectorises; each w[i] still sums over j in order, as a row's loop did,
-/// so the bits stay (examples' histories compared on CI's build), and a 1M TET10 box's set-up went
-/// from 23.0 to 17.4 s on CI's two cores.
+/// has no dependence and vectorises (the set-up's largest part on a CPU, for TET10); each w[i]
+/// still sums over j in order, as a row's loop would, so the bits are those of that loop.
 template <int N> KOKKOS_INLINE_FUNCTION double power_iteration(const double (&C)[N][N], double (&v)[N]) {
   double lambda = 0;
   for (int it = 0; it < 60; ++it) {
