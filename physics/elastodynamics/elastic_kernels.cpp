@@ -148,22 +148,25 @@ struct InternalForce {
     }
   }
 #ifdef FEGPU_HOST_LANES
-  /// The host's blocks (scatter_elements): elements e[0..lanes) at once, one a lane of a pack,
-  /// added through add(lane, node, component, value). A block of several materials runs element
-  /// by element.
-  static constexpr int lanes = simd::kLanes;
-  template <class AddLane> void block(const Index (&e)[lanes], const AddLane &add) const {
+  /// The host's blocks (scatter_elements): elements e[0..lanes) at once, one a lane of a pack;
+  /// lane l's nodes go to nodes[l] and its element vector to v[l][local node][component], which
+  /// the caller adds (host_positions). A block of several materials runs element by element.
+  static constexpr int lanes = simd::kLanes, npe = N, components = C;
+  void block(const Index (&e)[lanes], Index (&nodes)[lanes][N], double (&v)[lanes][N][C ? C : 1]) const {
+    for (int l = 0; l < lanes; ++l)
+      for (int a = 0; a < N; ++a)
+        nodes[l][a] = g.conn(e[l], a);
     const Index mat = elem_mat(e[0]);
     for (int l = 1; l < lanes; ++l)
       if (elem_mat(e[l]) != mat) {
         for (int k = 0; k < lanes; ++k)
-          (*this)(e[k], [&](Index n, int i, double v, int) { add(k, n, i, v); });
+          (*this)(e[k], [&](Index, int c, double value, int a) { v[k][a][c] = value; });
         return;
       }
     simd::Pack x[D][N], ue[D][N], f[D][N];
     for (int l = 0; l < lanes; ++l)
       for (int a = 0; a < N; ++a) {
-        const Index n = g.conn(e[l], a);
+        const Index n = nodes[l][a];
         for (int i = 0; i < D; ++i)
           x[i][a].set(l, g.xyz(n, i)), ue[i][a].set(l, u(n, i));
       }
@@ -179,13 +182,12 @@ struct InternalForce {
       }
     for (int l = 0; l < lanes; ++l)
       for (int a = 0; a < N; ++a) {
-        const Index n = g.conn(e[l], a);
         if constexpr (Force)
           for (int i = 0; i < D; ++i)
-            add(l, n, i, f[i][a][l]);
+            v[l][a][i] = f[i][a][l];
         if constexpr (Stress)
           for (int k = 0; k < NS; ++k)
-            add(l, n, C - NS + k, A[l] * s[k][l]);
+            v[l][a][C - NS + k] = A[l] * s[k][l];
       }
   }
 #endif

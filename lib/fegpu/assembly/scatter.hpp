@@ -92,8 +92,8 @@ void for_each_launch(ScatterStrategy strategy, const Coloring &coloring, Index n
 }
 
 /// Kernels that also run a block of `lanes` elements at once on a CPU (their arithmetic on packs,
-/// simd.hpp): `kernel.block(e, add)` for elements e[0..lanes), adding through
-/// `add(lane, node, component, value)`.
+/// simd.hpp): `kernel.block(e, nodes, v)` for elements e[0..lanes) gives lane l's `npe` nodes in
+/// nodes[l] and its element vector of `components` in v[l][local node][component].
 template <class K>
 concept Blocked = requires {
   K::lanes;
@@ -111,7 +111,18 @@ void host_positions(const Kernel &kernel, const IndexView &elems, Index lo, Inde
       Index e[L];
       for (int l = 0; l < L; ++l)
         e[l] = elems.extent(0) ? elems(p + l) : p + l;
-      kernel.block(e, [&](int l, Index n, int c, Real v) { add_at(p + l)(n, c, v); });
+      Index nodes[L][Kernel::npe];
+      Real v[L][Kernel::npe][Kernel::components ? Kernel::components : 1];
+      kernel.block(e, nodes, v);
+      // The adds here, a lane's adder a local: made inside the kernel through a callback, they
+      // loaded the target's pointer and stride again after every add (TET10 at 1M elements on
+      // 16 cores: 17.4-18.7 -> 13.5-14.0 ms a step).
+      for (int l = 0; l < L; ++l) {
+        const auto add = add_at(p + l);
+        for (int a = 0; a < Kernel::npe; ++a)
+          for (int c = 0; c < Kernel::components; ++c)
+            add(nodes[l][a], c, v[l][a][c]);
+      }
     }
   }
   for (; p < hi; ++p)
@@ -210,8 +221,8 @@ void scatter_elements(const std::string &label, ScatterStrategy strategy, const 
                                  const Index k = j * phases + phase;
                                  host_positions(kernel, elems, first + k * size, std::min(first + (k + 1) * size, end),
                                                 [&](Index p) {
-                                                  return [&, p](Index n, int c, Real v, int = 0) {
-                                                    if (marked(p))
+                                                  return [&, m = marked(p) != 0](Index n, int c, Real v, int = 0) {
+                                                    if (m)
                                                       atomic(n, c, v);
                                                     else
                                                       plain(n, c, v);
