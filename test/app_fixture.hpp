@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -23,6 +24,12 @@ struct Result {
   int status;
   std::string out, err;
 };
+
+/// In a forked child: `stream` into the file `path`, or the child ends with status 126 (the
+/// test, expecting the program's own status, then fails) rather than run writing elsewhere.
+inline void redirect_or_exit(const fs::path &path, FILE *stream) {
+  if (!std::freopen(path.c_str(), "w", stream)) _exit(126);
+}
 
 class App : public ::testing::Test {
 protected:

@@ -139,7 +139,7 @@ TEST_F(App, SignalsDuringSetUpEndItAtOnceWritingNothing) {
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      std::freopen((dir_ / "stderr").c_str(), "w", stderr);
+      redirect_or_exit(dir_ / "stderr", stderr);
       execl(FEGPU_APP, FEGPU_APP, (dir_ / "input.yaml").c_str(), "--output-dir", out.c_str(), nullptr);
       _exit(127);
     }
@@ -185,8 +185,8 @@ TEST_F(App, SigtermStopsAfterAStepWithTheOutputWritten) {
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     const std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
-    std::freopen(out.c_str(), "w", stdout);
-    std::freopen(err.c_str(), "w", stderr);
+    redirect_or_exit(out, stdout);
+    redirect_or_exit(err, stderr);
     execl(FEGPU_APP, FEGPU_APP, (dir_ / "input.yaml").c_str(), "--output-dir", (dir_ / "out").c_str(), nullptr);
     _exit(127);
   }
@@ -244,8 +244,8 @@ TEST_F(App, AFailedWriteEndsTheRunWithTheFileAndTheReason) {
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     const std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
-    std::freopen(out.c_str(), "w", stdout);
-    std::freopen(err.c_str(), "w", stderr);
+    redirect_or_exit(out, stdout);
+    redirect_or_exit(err, stderr);
     std::signal(SIGXFSZ, SIG_IGN);
     const rlimit limit{64 * 1024, 64 * 1024};
     setrlimit(RLIMIT_FSIZE, &limit);

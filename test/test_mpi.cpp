@@ -868,8 +868,8 @@ output:
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      std::freopen((dir_ / "stdout").c_str(), "w", stdout);
-      std::freopen((dir_ / "stderr").c_str(), "w", stderr);
+      redirect_or_exit(dir_ / "stdout", stdout);
+      redirect_or_exit(dir_ / "stderr", stderr);
       const std::string flags = FEGPU_MPIEXEC_FLAGS;
       std::vector<std::string> args = {FEGPU_MPIEXEC};
       for (std::size_t at = 0; at < flags.size();) {

@@ -283,8 +283,8 @@ TEST_F(Restart, SigtermLeavesACheckpointThatARestartCompletes) {
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    std::freopen((dir_ / "stdout").c_str(), "w", stdout);
-    std::freopen((dir_ / "stderr").c_str(), "w", stderr);
+    redirect_or_exit(dir_ / "stdout", stdout);
+    redirect_or_exit(dir_ / "stderr", stderr);
     execl(FEGPU_APP, FEGPU_APP, (dir_ / "input.yaml").c_str(), "--output-dir", (dir_ / "out").c_str(), nullptr);
     _exit(127);
   }
@@ -404,8 +404,8 @@ TEST_F(Restart, StoppedAtAnyTimeThenContinuedIsTheRunThatWentThrough) {
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      std::freopen((dir_ / "stderr").c_str(), "w", stderr);
-      std::freopen("/dev/null", "w", stdout);
+      redirect_or_exit(dir_ / "stderr", stderr);
+      redirect_or_exit("/dev/null", stdout);
       execl(FEGPU_APP, FEGPU_APP, (dir_ / "input.yaml").c_str(), "--quiet", "--output-dir", out.c_str(), nullptr);
       _exit(127);
     }
