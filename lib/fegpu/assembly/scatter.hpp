@@ -114,9 +114,9 @@ void host_positions(const Kernel &kernel, const IndexView &elems, Index lo, Inde
       Index nodes[L][Kernel::npe];
       Real v[L][Kernel::npe][Kernel::components ? Kernel::components : 1];
       kernel.block(e, nodes, v);
-      // The adds here, a lane's adder a local: made inside the kernel through a callback, they
-      // loaded the target's pointer and stride again after every add (TET10 at 1M elements on
-      // 16 cores: 17.4-18.7 -> 13.5-14.0 ms a step).
+      // The adds here, with a lane's adder a local: made through a callback inside the kernel,
+      // the compiled adds loaded the target's data pointer and stride again after every add
+      // (docs/performance.md, "The adds outside the kernel").
       for (int l = 0; l < L; ++l) {
         const auto add = add_at(p + l);
         for (int a = 0; a < Kernel::npe; ++a)
