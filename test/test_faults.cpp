@@ -184,9 +184,8 @@ TEST_F(App, SigtermStopsAfterAStepWithTheOutputWritten) {
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    const std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
-    redirect_or_exit(out, stdout);
-    redirect_or_exit(err, stderr);
+    redirect_or_exit(dir_ / "stdout", stdout);
+    redirect_or_exit(dir_ / "stderr", stderr);
     execl(FEGPU_APP, FEGPU_APP, (dir_ / "input.yaml").c_str(), "--output-dir", (dir_ / "out").c_str(), nullptr);
     _exit(127);
   }
@@ -243,9 +242,8 @@ TEST_F(App, AFailedWriteEndsTheRunWithTheFileAndTheReason) {
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    const std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
-    redirect_or_exit(out, stdout);
-    redirect_or_exit(err, stderr);
+    redirect_or_exit(dir_ / "stdout", stdout);
+    redirect_or_exit(dir_ / "stderr", stderr);
     std::signal(SIGXFSZ, SIG_IGN);
     const rlimit limit{64 * 1024, 64 * 1024};
     setrlimit(RLIMIT_FSIZE, &limit);
