@@ -107,6 +107,7 @@ struct InternalForce {
   // scatter.hpp's LocalAdds, where a team's shares fit the 48 KB of its scratch: the GPU plan's
   // chunks of 128 tetrahedra (coloring.cpp) of C components (TET10's 9 or 6 do not).
   static constexpr bool local_adds = std::size_t(128) * N * C * sizeof(double) <= 48 * 1024;
+  static constexpr int npe = N, components = C;
   // TET10's teams: at least 5 a multiprocessor, so at most 102 registers a thread (128 unbounded,
   // 4 teams): 3.22 -> 3.06 ms a step at 10M on an H200; 6 teams spill and take 3.35 ms. Measured
   // with the four-point kernel, and again with the straight TET10 from its corners (a6d52e4) at
@@ -151,7 +152,7 @@ struct InternalForce {
   /// The host's blocks (scatter_elements): elements e[0..lanes) at once, one a lane of a pack;
   /// lane l's nodes go to nodes[l] and its element vector to v[l][local node][component], which
   /// the caller adds (host_positions). A block of several materials runs element by element.
-  static constexpr int lanes = simd::kLanes, npe = N, components = C;
+  static constexpr int lanes = simd::kLanes;
   void block(const Index (&e)[lanes], Index (&nodes)[lanes][N], double (&v)[lanes][N][C ? C : 1]) const {
     for (int l = 0; l < lanes; ++l)
       for (int a = 0; a < N; ++a)
@@ -196,6 +197,7 @@ struct InternalForce {
 /// Each element's area or volume, added at its nodes (one component).
 template <int N> struct NodalMeasure {
   static constexpr bool local_adds = true;
+  static constexpr int npe = N, components = 1;
   Solid<N> g;
   template <class Add> KOKKOS_INLINE_FUNCTION void operator()(Index e, const Add &add) const {
     double x[Solid<N>::D][N], min_det;
@@ -208,6 +210,7 @@ template <int N> struct NodalMeasure {
 
 template <int N> struct LumpedMass {
   static constexpr bool local_adds = true;
+  static constexpr int npe = N, components = Solid<N>::D;
   Solid<N> g;
   DeviceView<Material *> mats;
   IndexView elem_mat;

@@ -24,13 +24,13 @@ namespace fegpu::elastic::tet {
 template <int NPE> struct Rule;
 template <> struct Rule<4> {
   static constexpr int n = 1;
-  KOKKOS_INLINE_FUNCTION static double coord(int, int) { return 0.25; }
+  KOKKOS_INLINE_FUNCTION static constexpr double coord(int, int) { return 0.25; }
   KOKKOS_INLINE_FUNCTION static double weight() { return 1.0 / 6.0; }
 };
 template <> struct Rule<10> {
   static constexpr int n = 4;
   /// Reference coordinate d of point q, which sits nearest corner q (q = 0: the corner at the origin).
-  KOKKOS_INLINE_FUNCTION static double coord(int q, int d) {
+  KOKKOS_INLINE_FUNCTION static constexpr double coord(int q, int d) {
     constexpr double a = 0.5854101966249685, b = 0.1381966011250105; // (5 + 3 sqrt 5) / 20, (5 - sqrt 5) / 20
     return q == d + 1 ? a : b;
   }
@@ -38,7 +38,7 @@ template <> struct Rule<10> {
 };
 
 /// dN_a / dxi_c at point q of the element's rule: a constant wherever q, c and a are.
-template <int NPE> KOKKOS_INLINE_FUNCTION double dN(int q, int c, int a) {
+template <int NPE> KOKKOS_INLINE_FUNCTION constexpr double dN(int q, int c, int a) {
   // Barycentric L = (1 - xi - eta - zeta, xi, eta, zeta); dL_k/dxi_c = -1 (k = 0) or delta.
   const auto dL = [c](int k) { return k == 0 ? -1.0 : (k == c + 1 ? 1.0 : 0.0); };
   if constexpr (NPE == 4) {
@@ -112,11 +112,6 @@ template <class T> KOKKOS_INLINE_FUNCTION T stress_power(const T s[6], const T h
 template <int NPE, class T, class V> KOKKOS_INLINE_FUNCTION void point_gradients(const V &v, T g[][3][3]) {
   constexpr int n = Rule<NPE>::n;
   FEGPU_UNROLL
-  for (int q = 0; q < n; ++q)
-    for (int i = 0; i < 3; ++i)
-      for (int c = 0; c < 3; ++c)
-        g[q][i][c] = 0;
-  FEGPU_UNROLL
   for (int a = 0; a < NPE; ++a) {
     FEGPU_UNROLL
     for (int i = 0; i < 3; ++i) {
@@ -125,7 +120,10 @@ template <int NPE, class T, class V> KOKKOS_INLINE_FUNCTION void point_gradients
       for (int q = 0; q < n; ++q) {
         FEGPU_UNROLL
         for (int c = 0; c < 3; ++c)
-          g[q][i][c] += va * dN<NPE>(q, c, a);
+          if (a == 0) // node 0's term starts the sum, the later ones where the gradient is nonzero
+            g[q][i][c] = va * dN<NPE>(q, c, a); // (as in internal_force: a compiler keeps 0 + y and x * 0 + y)
+          else if (dN<NPE>(q, c, a) != 0)
+            g[q][i][c] += va * dN<NPE>(q, c, a);
       }
     }
   }
@@ -302,12 +300,18 @@ KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const X &x, const 
   for (int a = 0; a < NPE; ++a) {
     FEGPU_UNROLL
     for (int i = 0; i < 3; ++i) {
+      // The terms of the nonzero shape gradients only (a compiler keeps x * 0 + y and 0 + y, as
+      // x may be infinite and y -0); the branches fold once the loops are unrolled.
       T f = 0;
+      bool first = true;
       FEGPU_UNROLL
       for (int q = 0; q < n; ++q) {
         FEGPU_UNROLL
         for (int c = 0; c < 3; ++c)
-          f += dN<NPE>(q, c, a) * G[q][i][c];
+          if (dN<NPE>(q, c, a) != 0) {
+            f = first ? dN<NPE>(q, c, a) * G[q][i][c] : f + dN<NPE>(q, c, a) * G[q][i][c];
+            first = false;
+          }
       }
       out(a, i, f);
     }

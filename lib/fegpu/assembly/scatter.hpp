@@ -55,23 +55,28 @@ template <class Target = DofView> struct AtomicAdd {
   }
 };
 /// Keeps an element's share of (local node, component) in its team's scratch (Coloring::ChunkPlan,
-/// GPU): the element at place t of its chunk, shares at (component * npe + local) * size + t. A
+/// GPU): the element at place t of its chunk, shares at (component * Npe + local) * size + t. A
 /// store, not an add: a LocalAdds kernel gives each share once, so the scratch needs no zeroing.
-struct ShareStore {
+template <int Npe> struct ShareStore {
   Real *shares;
-  int npe;
   Index size, t;
   KOKKOS_INLINE_FUNCTION void operator()(Index /*node*/, int comp, Real value, int local) const {
-    shares[(comp * npe + local) * size + t] = value;
+    shares[(comp * Npe + local) * size + t] = value;
   }
 };
 
 /// Kernels whose every add names the element's local node, `add(node, component, value, local)`,
 /// and which add each (local node, component) of the target exactly once: a GPU's atomic scatter
-/// may then keep a chunk's shares of a node in a team and sum them there first (ShareStore).
+/// may then keep a chunk's shares of a node in a team and sum them there first (ShareStore). They
+/// name their nodes an element (npe) and the target's components (components), which the sums'
+/// loops take as constants.
 template <class K>
 concept LocalAdds = requires {
   requires K::local_adds;
+  requires K::npe >
+  0;
+  requires K::components >
+  0;
 };
 
 /// The launches of one sweep of the elements (every element, or a sweep of a split colouring): launch(elems, first,
@@ -152,41 +157,43 @@ void scatter_blocks(const std::string &label, const Coloring::ChunkPlan &plan, c
   using Shares = Kokkos::View<Real *, ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   const Index size = plan.size, first_chunk = (first + size - 1) / size, end = first + count;
   FEGPU_CHECK(!min_teams || size <= 128, "scatter_blocks: a bounded kernel's teams hold at most 128 elements");
-  const int dim = static_cast<int>(target.extent(1)), npe = plan.npe;
+  constexpr int npe = Kernel::npe, C = Kernel::components;
+  FEGPU_CHECK(plan.npe == npe && static_cast<int>(target.extent(1)) == C,
+              "scatter_blocks: a plan or a target of other elements than the kernel's");
   const auto off = plan.nodes.offsets, nodes = plan.nodes.indices;
   const auto starts = plan.first, share = plan.share;
   const bool listed = elems.extent(0) > 0;
   const int team = std::is_same_v<MemSpace, Kokkos::HostSpace> ? 1 : static_cast<int>(size);
+  const Index stride = npe * size; // from one component of a share to the next in the scratch
   const auto policy = Kokkos::Experimental::require(
       Policy((count + size - 1) / size, team)
-          .set_scratch_size(0, Kokkos::PerTeam(Shares::shmem_size(std::size_t(size) * npe * dim))),
+          .set_scratch_size(0, Kokkos::PerTeam(Shares::shmem_size(std::size_t(stride) * C))),
       Kokkos::Experimental::WorkItemProperty::HintLightWeight);
   Kokkos::parallel_for(
       label, policy, KOKKOS_LAMBDA(const typename Policy::member_type &t) {
         const Index c = first_chunk + t.league_rank(), s0 = off(c), ns = off(c + 1) - s0;
         const Index lo = first + t.league_rank() * size, hi = Kokkos::min(lo + size, end);
-        const Shares shares(t.team_scratch(0), std::size_t(size) * npe * dim);
+        const Shares shares(t.team_scratch(0), std::size_t(stride) * C);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(t, lo, hi), [&](Index p) {
-          kernel(listed ? elems(p) : p, ShareStore{shares.data(), npe, size, p - lo});
+          kernel(listed ? elems(p) : p, ShareStore<npe>{shares.data(), size, p - lo});
         });
         t.team_barrier();
         const std::size_t base = std::size_t(lo) * npe;
         const Index pairs = (hi - lo) * npe;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(t, ns), [&](Index k) {
           const Index from = starts(s0 + k), to = k + 1 < ns ? starts(s0 + k + 1) : pairs, n = nodes(s0 + k);
-          // Three components a sweep of the node's shares, so that each share's place is read once
-          // for them (each component's sum in the plan's order still).
-          for (int i0 = 0; i0 < dim; i0 += 3) {
-            const int ni = Kokkos::min(3, dim - i0);
-            Real sum[3] = {0, 0, 0};
-            for (Index j = from; j < to; ++j) {
-              const Real *at = shares.data() + share(base + j) + std::size_t(i0) * npe * size;
-              for (int i = 0; i < ni; ++i)
-                sum[i] += at[std::size_t(i) * npe * size];
-            }
-            for (int i = 0; i < ni; ++i)
-              Kokkos::atomic_add(&target(n, i0 + i), sum[i]);
+          // Every component in one sweep of the node's shares (a node of the chunk has one at
+          // least), each share's place read once; each component's sum in the plan's order.
+          Real sum[C];
+          for (int i = 0; i < C; ++i)
+            sum[i] = shares(share(base + from) + i * stride);
+          for (Index j = from + 1; j < to; ++j) {
+            const Real *at = shares.data() + share(base + j);
+            for (int i = 0; i < C; ++i)
+              sum[i] += at[i * stride];
           }
+          for (int i = 0; i < C; ++i)
+            Kokkos::atomic_add(&target(n, i), sum[i]);
         });
       });
 }
