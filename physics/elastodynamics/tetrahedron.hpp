@@ -25,7 +25,7 @@ template <int NPE> struct Rule;
 template <> struct Rule<4> {
   static constexpr int n = 1;
   KOKKOS_INLINE_FUNCTION static constexpr double coord(int, int) { return 0.25; }
-  KOKKOS_INLINE_FUNCTION static double weight() { return 1.0 / 6.0; }
+  KOKKOS_INLINE_FUNCTION static constexpr double weight() { return 1.0 / 6.0; }
 };
 template <> struct Rule<10> {
   static constexpr int n = 4;
@@ -34,7 +34,7 @@ template <> struct Rule<10> {
     constexpr double a = 0.5854101966249685, b = 0.1381966011250105; // (5 + 3 sqrt 5) / 20, (5 - sqrt 5) / 20
     return q == d + 1 ? a : b;
   }
-  KOKKOS_INLINE_FUNCTION static double weight() { return 1.0 / 24.0; }
+  KOKKOS_INLINE_FUNCTION static constexpr double weight() { return 1.0 / 24.0; }
 };
 
 /// dN_a / dxi_c at point q of the element's rule: a constant wherever q, c and a are.
@@ -68,36 +68,39 @@ template <class T> KOKKOS_INLINE_FUNCTION T adjugate(const T j[3][3], T adj[3][3
   return j[0][0] * adj[0][0] + j[0][1] * adj[1][0] + j[0][2] * adj[2][0];
 }
 
-/// Stress (xx, yy, zz, xy, yz, xz) from the displacement gradient h (h[i][k] = du_i/dx_k).
-template <class T> KOKKOS_INLINE_FUNCTION void stress(const Material &m, const T h[3][3], T s[6]) {
-  const T tr = m.lambda_3d * (h[0][0] + h[1][1] + h[2][2]);
-  s[0] = tr + 2 * m.mu * h[0][0];
-  s[1] = tr + 2 * m.mu * h[1][1];
-  s[2] = tr + 2 * m.mu * h[2][2];
-  s[3] = m.mu * (h[0][1] + h[1][0]);
-  s[4] = m.mu * (h[1][2] + h[2][1]);
-  s[5] = m.mu * (h[0][2] + h[2][0]);
+/// Stress (xx, yy, zz, xy, yz, xz) of Lame constants lambda and mu from a displacement gradient h
+/// (h[i][k] = du_i/dx_k). Linear in h and in the constants: the kernels below scale the constants
+/// instead of the gradients (the Jacobian's 1/det, the rule's weight), two products an element
+/// or a point instead of nine or more.
+template <class T, class C> KOKKOS_INLINE_FUNCTION void stress(const C &lambda, const C &mu, const T h[3][3], T s[6]) {
+  const T tr = lambda * (h[0][0] + h[1][1] + h[2][2]);
+  s[0] = tr + 2 * mu * h[0][0];
+  s[1] = tr + 2 * mu * h[1][1];
+  s[2] = tr + 2 * mu * h[2][2];
+  s[3] = mu * (h[0][1] + h[1][0]);
+  s[4] = mu * (h[1][2] + h[2][1]);
+  s[5] = mu * (h[0][2] + h[2][0]);
 }
 
-/// h = G adj / det from a reference gradient G (h[i][l] = du_i/dx_l).
-template <class T> KOKKOS_INLINE_FUNCTION void cartesian(const T G[3][3], const T adj[3][3], const T &inv, T h[3][3]) {
+/// H = G adj from a reference gradient G: det J times the Cartesian gradient (h = H / det).
+template <class T> KOKKOS_INLINE_FUNCTION void cartesian(const T G[3][3], const T adj[3][3], T H[3][3]) {
   FEGPU_UNROLL
   for (int i = 0; i < 3; ++i) {
     FEGPU_UNROLL
     for (int l = 0; l < 3; ++l)
-      h[i][l] = (G[i][0] * adj[0][l] + G[i][1] * adj[1][l] + G[i][2] * adj[2][l]) * inv;
+      H[i][l] = G[i][0] * adj[0][l] + G[i][1] * adj[1][l] + G[i][2] * adj[2][l];
   }
 }
 
-/// P = w sigma adj^T (P[i][c] = w sigma_ik adj[c][k]), with s as stress() gives it: a point's
-/// term of the nodal forces is sum_c dN_a/dxi_c P[i][c].
-template <class T> KOKKOS_INLINE_FUNCTION void reference_stress(const T s[6], const T adj[3][3], double w, T P[3][3]) {
+/// P = sigma adj^T (P[i][c] = sigma_ik adj[c][k]), with s as stress() gives it: with the rule's
+/// weight in s, a point's term of the nodal forces is sum_c dN_a/dxi_c P[i][c].
+template <class T> KOKKOS_INLINE_FUNCTION void reference_stress(const T s[6], const T adj[3][3], T P[3][3]) {
   const T sig[3][3] = {{s[0], s[3], s[5]}, {s[3], s[1], s[4]}, {s[5], s[4], s[2]}};
   FEGPU_UNROLL
   for (int i = 0; i < 3; ++i) {
     FEGPU_UNROLL
     for (int c = 0; c < 3; ++c)
-      P[i][c] = w * (sig[i][0] * adj[c][0] + sig[i][1] * adj[c][1] + sig[i][2] * adj[c][2]);
+      P[i][c] = sig[i][0] * adj[c][0] + sig[i][1] * adj[c][1] + sig[i][2] * adj[c][2];
   }
 }
 
@@ -175,86 +178,86 @@ template <class T> KOKKOS_INLINE_FUNCTION void add_along(int a, const T &v, T ro
 ///   corner a:     f_a  = (4 E_a P_a - E_a S) / 120,
 ///   edge (p, q):  f_pq = (E_p S + E_q S + E_p P_q + E_q P_p) / 30,
 /// S = sum_k P_k, E_a X = along(a, X). The gradient at corner k, sum_a u_a dN_a/dxi there, is
-/// 4 u_k dL_k - sum_a u_a dL_a + 4 sum over k's edges (k, j) of u_kj dL_j: additions, mostly,
-/// where the four points' gradients and the nodes' sums over the points multiply by the rule's
-/// shape gradients (a TET10 step at 1M elements on two CPU cores: 185-244 ms by the points, 123-135
-/// ms from the corners). Mean stress: the corners' mean; energy
-/// int sigma : grad u / 2 = det/240 (sum_k sigma_k : h_k + (sum sigma) : (sum h)).
+/// G_k = 4 (u_k dL_k - d / 4 + sum over k's edges (k, j) of u_kj dL_j), d = sum_a u_a dL_a:
+/// additions, mostly, where the four points' gradients and the nodes' sums over the points multiply
+/// by the rule's shape gradients (a TET10 step at 1M elements on two CPU cores: 185-244 ms by the
+/// points, 123-135 ms from the corners). The bracket's 4, 1/det and the edges' 1/30 go into the
+/// Lame constants (kappa = 4 / (30 det)), so that P' = P / 30 comes without a product a term:
+/// f_a = E_a P'_a - E_a S' / 4, f_pq = E_p S' + E_q S' + E_p P'_q + E_q P'_p. Mean stress: the
+/// corners' mean; energy int sigma : grad u / 2 = det/240 (sum_k sigma_k : h_k + (sum sigma) :
+/// (sum h)), with sigma_k = 30 s'_k and h_k = 4 H'_k / det.
 template <class T, class X, class U, class Out>
 KOKKOS_INLINE_FUNCTION void straight_tet10_force(const Material &m, const X &x, const U &u, const Out &out,
                                                  T *mean_stress, T *energy, T *measure) {
   T adj[1][3][3], inv[1], det[1];
   jacobians<10, true, T>(x, adj, inv, det);
-  T G[4][3][3]; // the displacement's reference gradient at each corner, then its P
-  FEGPU_UNROLL
-  for (int k = 0; k < 4; ++k)
-    for (int i = 0; i < 3; ++i)
-      for (int c = 0; c < 3; ++c)
-        G[k][i][c] = 0;
-  FEGPU_UNROLL
-  for (int e = 0; e < 6; ++e) {
-    const int p = tet_edge_corner(e, 0), q = tet_edge_corner(e, 1);
-    FEGPU_UNROLL
-    for (int i = 0; i < 3; ++i) {
-      const T v = 4 * u(4 + e, i);
-      add_along(q, v, G[p][i]);
-      add_along(p, v, G[q][i]);
-    }
-  }
+  T G[4][3][3]; // the bracket G_k / 4 at each corner, then its P'
   FEGPU_UNROLL
   for (int i = 0; i < 3; ++i) {
     const T u0 = u(0, i), u1 = u(1, i), u2 = u(2, i), u3 = u(3, i);
-    const T d[3] = {u1 - u0, u2 - u0, u3 - u0}; // sum_a u_a dL_a
+    const T d4[3] = {0.25 * (u1 - u0), 0.25 * (u2 - u0), 0.25 * (u3 - u0)}; // d / 4
     const T uk[4] = {u0, u1, u2, u3};
     FEGPU_UNROLL
     for (int k = 0; k < 4; ++k) {
       FEGPU_UNROLL
       for (int c = 0; c < 3; ++c)
-        G[k][i][c] -= d[c];
-      add_along(k, 4 * uk[k], G[k][i]);
+        G[k][i][c] = -d4[c];
+      add_along(k, uk[k], G[k][i]);
     }
   }
+  FEGPU_UNROLL
+  for (int e = 0; e < 6; ++e) {
+    const int p = tet_edge_corner(e, 0), q = tet_edge_corner(e, 1);
+    FEGPU_UNROLL
+    for (int i = 0; i < 3; ++i) {
+      const T v = u(4 + e, i);
+      add_along(q, v, G[p][i]);
+      add_along(p, v, G[q][i]);
+    }
+  }
+  const T kappa = inv[0] * (4.0 / 30), lambda = m.lambda_3d * kappa, mu = m.mu * kappa;
   T s_sum[6] = {0, 0, 0, 0, 0, 0}, h_sum[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, own = 0;
   FEGPU_UNROLL
   for (int k = 0; k < 4; ++k) {
-    T h[3][3], s[6];
-    cartesian(G[k], adj[0], inv[0], h);
-    stress(m, h, s);
-    reference_stress(s, adj[0], 1.0, G[k]);
+    T H[3][3], s[6];
+    cartesian(G[k], adj[0], H);
+    stress(lambda, mu, H, s);
+    reference_stress(s, adj[0], G[k]);
     if (mean_stress || energy) {
       for (int l = 0; l < 6; ++l)
         s_sum[l] += s[l];
       for (int i = 0; i < 3; ++i)
         for (int l = 0; l < 3; ++l)
-          h_sum[i][l] += h[i][l];
-      own += stress_power(s, h);
+          h_sum[i][l] += H[i][l];
+      own += stress_power(s, H);
     }
   }
-  T S[3][3];
+  T S[3][3], Q[3][3]; // S' and S' / 4
   FEGPU_UNROLL
   for (int i = 0; i < 3; ++i) {
     FEGPU_UNROLL
-    for (int c = 0; c < 3; ++c)
+    for (int c = 0; c < 3; ++c) {
       S[i][c] = G[0][i][c] + G[1][i][c] + G[2][i][c] + G[3][i][c];
+      Q[i][c] = 0.25 * S[i][c];
+    }
   }
   FEGPU_UNROLL
   for (int i = 0; i < 3; ++i) {
     FEGPU_UNROLL
     for (int a = 0; a < 4; ++a)
-      out(a, i, (4 * along(a, G[a], i) - along(a, S, i)) * (1.0 / 120));
+      out(a, i, along(a, G[a], i) - along(a, Q, i));
     FEGPU_UNROLL
     for (int e = 0; e < 6; ++e) {
       const int p = tet_edge_corner(e, 0), q = tet_edge_corner(e, 1);
-      out(4 + e, i, (along(p, S, i) + along(q, S, i) + along(p, G[q], i) + along(q, G[p], i)) * (1.0 / 30));
+      out(4 + e, i, along(p, S, i) + along(q, S, i) + along(p, G[q], i) + along(q, G[p], i));
     }
   }
   if (mean_stress)
     for (int l = 0; l < 6; ++l)
-      mean_stress[l] = 0.25 * s_sum[l];
+      mean_stress[l] = 7.5 * s_sum[l]; // (30 / 4) sum_k s'_k
   if (measure) *measure = det[0] * (1.0 / 6);
-  if (energy) {
-    *energy = det[0] * (1.0 / 240) * (own + stress_power(s_sum, h_sum));
-  }
+  // det / 240 * 30 * 4 / det = 1/2
+  if (energy) *energy = 0.5 * (own + stress_power(s_sum, h_sum));
 }
 
 /// Element internal force f_ia = int sigma_ik dN_a/dx_k dV, written for a small live state (a GPU
@@ -278,22 +281,29 @@ KOKKOS_INLINE_FUNCTION void internal_force(const Material &m, const X &x, const 
   jacobians<NPE, Straight, T>(x, adj, inv, det);
   T G[n][3][3]; // the displacement's reference gradient at each point
   point_gradients<NPE, T>(u, G);
+  // The weight and 1/det J go into the Lame constants (kappa = w / det): s' = w sigma from
+  // H = G adj, and P = s' adj^T is the point's w sigma adj^T.
+  constexpr double w = Rule<NPE>::weight();
+  T lambda[nj], mu[nj];
+  FEGPU_UNROLL
+  for (int k = 0; k < nj; ++k) {
+    const T kappa = w * inv[k];
+    lambda[k] = m.lambda_3d * kappa, mu[k] = m.mu * kappa;
+  }
   T volume = 0, s_sum[6] = {0, 0, 0, 0, 0, 0}, w_sum = 0;
   // Each point's G becomes its P.
   FEGPU_UNROLL
   for (int q = 0; q < n; ++q) {
     const int k = Straight ? 0 : q;
-    T h[3][3], s[6];
-    cartesian(G[q], adj[k], inv[k], h);
-    stress(m, h, s);
-    const double w = Rule<NPE>::weight();
-    reference_stress(s, adj[k], w, G[q]);
+    T H[3][3], s[6];
+    cartesian(G[q], adj[k], H);
+    stress(lambda[k], mu[k], H, s);
+    reference_stress(s, adj[k], G[q]);
     if (mean_stress || energy) {
-      const T wd = w * det[k];
-      volume += wd;
+      volume += w * det[k];
       for (int l = 0; l < 6; ++l)
-        s_sum[l] += wd * s[l];
-      w_sum += 0.5 * wd * stress_power(s, h);
+        s_sum[l] += det[k] * s[l];       // w det sigma
+      w_sum += 0.5 * stress_power(s, H); // w det sigma : h / 2
     }
   }
   FEGPU_UNROLL
