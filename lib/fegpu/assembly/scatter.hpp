@@ -73,10 +73,7 @@ template <int Npe> struct ShareStore {
 template <class K>
 concept LocalAdds = requires {
   requires K::local_adds;
-  requires K::npe >
-  0;
-  requires K::components >
-  0;
+  requires(K::npe > 0 && K::components > 0);
 };
 
 /// The launches of one sweep of the elements (every element, or a sweep of a split colouring): launch(elems, first,
@@ -185,8 +182,9 @@ void scatter_blocks(const std::string &label, const Coloring::ChunkPlan &plan, c
           // Every component in one sweep of the node's shares (a node of the chunk has one at
           // least), each share's place read once; each component's sum in the plan's order.
           Real sum[C];
+          const Real *first = shares.data() + share(base + from);
           for (int i = 0; i < C; ++i)
-            sum[i] = shares(share(base + from) + i * stride);
+            sum[i] = first[i * stride];
           for (Index j = from + 1; j < to; ++j) {
             const Real *at = shares.data() + share(base + j);
             for (int i = 0; i < C; ++i)
