@@ -101,6 +101,43 @@ void constrain(const RealView &u, const RealView &v, const RealView &m, const Re
       Kokkos::Sum<EnergyIncrement, MemSpace>(Kokkos::subview(work, slot)));
 }
 
+/// What a node-update pass reads of a dof (its own subset; the rest stays 0).
+struct DofState {
+  double m = 0, f = 0, fext = 0, a = 0, v = 0, u = 0;
+};
+
+/// The node update's passes over the dofs [0, ndof), each reducing an increment of energies into
+/// `result`: a call takes K dofs, kRun apart (a warp's loads stay contiguous runs), reads them all
+/// by `load(i)` before `update(i, state, increment)` stores anything (the arrays may alias), and
+/// adds the terms of the dofs this rank counts to the reduction once. (Kokkos' range reduction on
+/// CUDA keeps a thread's value in shared memory, loaded and stored at every add:
+/// docs/performance.md, "The node update four dofs a call".) Every pass sums in this one grouping,
+/// so that the fused pass's corrector sums have the bits of the corrector's own pass, with which a
+/// checkpoint or an output completes its step.
+constexpr Index kRun = 32;
+constexpr int kDofs = 4;
+template <class Increment, class Load, class Update>
+void node_update(const char *label, Index ndof, Index nn, Index owned, const Kokkos::View<Increment, MemSpace> &result,
+                 const Load &load, const Update &update) {
+  Kokkos::parallel_reduce(
+      label, range(0, (ndof + kRun * kDofs - 1) / (kRun * kDofs) * kRun),
+      KOKKOS_LAMBDA(Index t, Increment & s) {
+        const Index first = t / kRun * (kRun * kDofs) + t % kRun; // dofs first + k kRun, k < kDofs
+        DofState d[kDofs];
+        for (int k = 0; k < kDofs && first + k * kRun < ndof; ++k)
+          d[k] = load(first + k * kRun);
+        Increment mine;
+        for (int k = 0; k < kDofs && first + k * kRun < ndof; ++k) {
+          const Index i = first + k * kRun;
+          Increment dof;
+          update(i, d[k], dof);
+          if (counted(i, nn, owned)) mine += dof;
+        }
+        s += mine;
+      },
+      Kokkos::Sum<Increment, MemSpace>(result));
+}
+
 /// The predictor at one dof: v(n+1/2) = v(n) + dt/2 a(n), u(n+1) = u(n) + dt v(n+1/2), and the
 /// f(n) halves of the work increments; on a constrained dof those wait for the constraint's du
 /// (constrain()). Returns whether f_int may be cleared (not on a constrained dof).
@@ -298,23 +335,20 @@ void CentralDifference::step() {
     if (corrector_pending_) {
       // The last step's corrector and this step's predictor in one pass: a(n) stays in a register.
       const auto fused = fused_increment_;
-      Kokkos::parallel_reduce(
-          "fegpu::driver::corrector_predictor", range(0, ndof),
-          KOKKOS_LAMBDA(Index i, FusedIncrement & s) {
-            const double mi = m(i), f = fi(i), fext = loads ? fe(i) : 0.0;
-            double vi = v(i), ui = u(i);
-            // This dof's terms, added where this rank counts its node (another rank's: counted
-            // there), rather than through a reference to `s` or a dummy chosen at run time: on an
-            // H200 that pass took 991 us at 13.65M nodes (48% of the DRAM's peak), this one 676 us (70%).
-            FusedIncrement mine;
-            const double ai = driver_kernels::correct(dt, half, mi, f, fext, vi, mine.corrector);
-            const bool clear = driver_kernels::predict(dt, half, mi, f, fext, ai, vi, ui, mine.predictor);
-            v(i) = vi;
-            u(i) = ui;
-            if (clear) fi(i) = 0.0;
-            if (driver_kernels::counted(i, nn, owned)) s += mine;
+      driver_kernels::node_update(
+          "fegpu::driver::corrector_predictor", ndof, nn, owned, fused,
+          KOKKOS_LAMBDA(Index i) {
+            driver_kernels::DofState d;
+            d.m = m(i), d.f = fi(i), d.fext = loads ? fe(i) : 0.0, d.v = v(i), d.u = u(i);
+            return d;
           },
-          Kokkos::Sum<FusedIncrement, MemSpace>(fused));
+          KOKKOS_LAMBDA(Index i, driver_kernels::DofState & d, FusedIncrement & s) {
+            const double ai = driver_kernels::correct(dt, half, d.m, d.f, d.fext, d.v, s.corrector);
+            const bool clear = driver_kernels::predict(dt, half, d.m, d.f, d.fext, ai, d.v, d.u, s.predictor);
+            v(i) = d.v;
+            u(i) = d.u;
+            if (clear) fi(i) = 0.0;
+          });
       const auto e = energy_;
       const auto cw = constraint_work_;
       Kokkos::parallel_for(
@@ -324,18 +358,19 @@ void CentralDifference::step() {
           });
       corrector_pending_ = false;
     } else {
-      Kokkos::parallel_reduce(
-          "fegpu::driver::predictor", range(0, ndof),
-          KOKKOS_LAMBDA(Index i, EnergyIncrement & s) {
-            double vi = v(i), ui = u(i);
-            EnergyIncrement mine;
-            const bool clear = driver_kernels::predict(dt, half, m(i), fi(i), loads ? fe(i) : 0.0, a(i), vi, ui, mine);
-            v(i) = vi;
-            u(i) = ui;
-            if (clear) fi(i) = 0.0;
-            if (driver_kernels::counted(i, nn, owned)) s += mine;
+      driver_kernels::node_update(
+          "fegpu::driver::predictor", ndof, nn, owned, pred,
+          KOKKOS_LAMBDA(Index i) {
+            driver_kernels::DofState d;
+            d.m = m(i), d.f = fi(i), d.fext = loads ? fe(i) : 0.0, d.a = a(i), d.v = v(i), d.u = u(i);
+            return d;
           },
-          Kokkos::Sum<EnergyIncrement, MemSpace>(pred));
+          KOKKOS_LAMBDA(Index i, driver_kernels::DofState & d, EnergyIncrement & s) {
+            const bool clear = driver_kernels::predict(dt, half, d.m, d.f, d.fext, d.a, d.v, d.u, s);
+            v(i) = d.v;
+            u(i) = d.u;
+            if (clear) fi(i) = 0.0;
+          });
     }
     apply_constraints(time_ + dt_);
   }
@@ -378,16 +413,17 @@ void CentralDifference::finish_step() {
   const RealView v = flat(v_), a = flat(a_), m = flat(mass_), fi = flat(fint_), fe = flat(fext_);
   const auto pred = predictor_increment_, corr = corrector_increment_;
   const Index nn = pending_nodes_, owned = pending_owned_;
-  Kokkos::parallel_reduce(
-      "fegpu::driver::corrector", range(0, static_cast<Index>(v.extent(0))),
-      KOKKOS_LAMBDA(Index i, EnergyIncrement & s) {
-        double vi = v(i);
-        EnergyIncrement mine;
-        a(i) = driver_kernels::correct(dt, half, m(i), fi(i), loads ? fe(i) : 0.0, vi, mine);
-        v(i) = vi;
-        if (driver_kernels::counted(i, nn, owned)) s += mine;
+  driver_kernels::node_update(
+      "fegpu::driver::corrector", static_cast<Index>(v.extent(0)), nn, owned, corr,
+      KOKKOS_LAMBDA(Index i) {
+        driver_kernels::DofState d;
+        d.m = m(i), d.f = fi(i), d.fext = loads ? fe(i) : 0.0, d.v = v(i);
+        return d;
       },
-      Kokkos::Sum<EnergyIncrement, MemSpace>(corr));
+      KOKKOS_LAMBDA(Index i, driver_kernels::DofState & d, EnergyIncrement & s) {
+        a(i) = driver_kernels::correct(dt, half, d.m, d.f, d.fext, d.v, s);
+        v(i) = d.v;
+      });
   const auto e = energy_;
   const auto cw = constraint_work_;
   Kokkos::parallel_for(
