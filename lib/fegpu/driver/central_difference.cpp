@@ -107,9 +107,9 @@ struct DofState {
 };
 
 /// The node update's passes over the dofs [0, ndof), each reducing an increment of energies into
-/// `result`: a call takes K dofs, kRun apart (a warp's loads stay contiguous runs), reads them all
-/// by `load(i)` before `update(i, state, increment)` stores anything (the arrays may alias), and
-/// adds the terms of the dofs this rank counts to the reduction once. (Kokkos' range reduction on
+/// `result`: a call takes kDofs dofs, kRun apart (a warp's loads stay contiguous runs), reads them
+/// all by `load(i)` before `update(i, state, increment)` stores anything (the arrays may alias),
+/// and adds the terms of the dofs this rank counts to the reduction once. (Kokkos' range reduction on
 /// CUDA keeps a thread's value in shared memory, loaded and stored at every add:
 /// docs/performance.md, "The node update four dofs a call".) Every pass sums in this one grouping,
 /// so that the fused pass's corrector sums have the bits of the corrector's own pass, with which a
