@@ -232,20 +232,18 @@ KOKKOS_INLINE_FUNCTION void straight_tet10_force(const Material &m, const X &x, 
       own += stress_power(s, H);
     }
   }
-  T S[3][3], Q[3][3]; // S' and S' / 4
+  T S[3][3]; // S'
   FEGPU_UNROLL
   for (int i = 0; i < 3; ++i) {
     FEGPU_UNROLL
-    for (int c = 0; c < 3; ++c) {
+    for (int c = 0; c < 3; ++c)
       S[i][c] = G[0][i][c] + G[1][i][c] + G[2][i][c] + G[3][i][c];
-      Q[i][c] = 0.25 * S[i][c];
-    }
   }
   FEGPU_UNROLL
   for (int i = 0; i < 3; ++i) {
     FEGPU_UNROLL
     for (int a = 0; a < 4; ++a)
-      out(a, i, along(a, G[a], i) - along(a, Q, i));
+      out(a, i, along(a, G[a], i) - 0.25 * along(a, S, i)); // = E_a (S' / 4) exactly: 0.25 is a power of 2
     FEGPU_UNROLL
     for (int e = 0; e < 6; ++e) {
       const int p = tet_edge_corner(e, 0), q = tet_edge_corner(e, 1);
