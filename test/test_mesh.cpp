@@ -556,8 +556,7 @@ TEST(Coloring, BlockPlanListsEachChunksNodesOnceWithTheirPairs) {
               const Index from = first[off[chunk] + k], to = k + 1 < got.size() ? first[off[chunk] + k + 1] : pairs;
               ASSERT_LT(from, to) << "chunk " << chunk << ", node " << got[k];
               for (Index j = from; j < to; ++j) {
-                const Index v = share[std::size_t(lo) * npe + j], row = Coloring::share_row(size), a = v / row,
-                            place = v % row;
+                const Index v = share[std::size_t(lo) * npe + j], a = v / size, place = v % size;
                 ASSERT_LT(place, hi - lo);
                 EXPECT_EQ(h.conn[order[lo + place] * npe + a], got[k]) << "chunk " << chunk << ", share " << j;
                 ++summed[place * npe + a];

@@ -106,7 +106,7 @@ struct InternalForce {
   static constexpr int D = Solid<N>::D, NS = D == 2 ? 3 : 6, C = (Force ? D : 0) + (Stress ? NS : 0);
   // scatter.hpp's LocalAdds, where a team's shares fit the 48 KB of its scratch: the GPU plan's
   // chunks of 128 tetrahedra (coloring.cpp) of C components (TET10's 9 or 6 do not).
-  static constexpr bool local_adds = std::size_t(Coloring::share_row(128)) * N * C * sizeof(double) <= 48 * 1024;
+  static constexpr bool local_adds = std::size_t(128) * N * C * sizeof(double) <= 48 * 1024;
   static constexpr int npe = N, components = C;
   // TET10's teams: at least 5 a multiprocessor, so at most 102 registers a thread (128 unbounded,
   // 4 teams): 3.22 -> 3.06 ms a step at 10M on an H200; 6 teams spill and take 3.35 ms. Measured

@@ -55,13 +55,13 @@ template <class Target = DofView> struct AtomicAdd {
   }
 };
 /// Keeps an element's share of (local node, component) in its team's scratch (Coloring::ChunkPlan,
-/// GPU): the element at place t of its chunk, shares at (component * Npe + local) * row + t. A
+/// GPU): the element at place t of its chunk, shares at (component * Npe + local) * size + t. A
 /// store, not an add: a LocalAdds kernel gives each share once, so the scratch needs no zeroing.
 template <int Npe> struct ShareStore {
   Real *shares;
-  Index row, t; // row: Coloring::share_row of the chunk's size
+  Index size, t;
   KOKKOS_INLINE_FUNCTION void operator()(Index /*node*/, int comp, Real value, int local) const {
-    shares[(comp * Npe + local) * row + t] = value;
+    shares[(comp * Npe + local) * size + t] = value;
   }
 };
 
@@ -161,7 +161,7 @@ void scatter_blocks(const std::string &label, const Coloring::ChunkPlan &plan, c
   const auto starts = plan.first, share = plan.share;
   const bool listed = elems.extent(0) > 0;
   const int team = std::is_same_v<MemSpace, Kokkos::HostSpace> ? 1 : static_cast<int>(size);
-  const Index row = Coloring::share_row(size), stride = npe * row; // to the next component of a share
+  const Index stride = npe * size; // from one component of a share to the next in the scratch
   const auto policy = Kokkos::Experimental::require(
       Policy((count + size - 1) / size, team)
           .set_scratch_size(0, Kokkos::PerTeam(Shares::shmem_size(std::size_t(stride) * C))),
@@ -172,7 +172,7 @@ void scatter_blocks(const std::string &label, const Coloring::ChunkPlan &plan, c
         const Index lo = first + t.league_rank() * size, hi = Kokkos::min(lo + size, end);
         const Shares shares(t.team_scratch(0), std::size_t(stride) * C);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(t, lo, hi), [&](Index p) {
-          kernel(listed ? elems(p) : p, ShareStore<npe>{shares.data(), row, p - lo});
+          kernel(listed ? elems(p) : p, ShareStore<npe>{shares.data(), size, p - lo});
         });
         t.team_barrier();
         const std::size_t base = std::size_t(lo) * npe;

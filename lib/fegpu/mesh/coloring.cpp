@@ -358,7 +358,7 @@ struct BlockBuild {
       const bool f = starts(k);
       if (final) {
         const Index pair = static_cast<Index>(key(k) & 0xffff); // (place t, local node a): t * npe + a
-        share(std::size_t(lo) * npe + k) = static_cast<uint16_t>(pair % npe * Coloring::share_row(size) + pair / npe);
+        share(std::size_t(lo) * npe + k) = static_cast<uint16_t>(pair % npe * size + pair / npe);
         if (f) nodes(off(c) + before) = static_cast<Index>(key(k) >> 16), first(off(c) + before) = k;
       }
       before += f;
@@ -371,8 +371,7 @@ struct BlockBuild {
 Coloring::ChunkPlan plan_blocks(const ConnView &conn, Index n, const IndexView &order, Index boundary, Index size) {
   Kokkos::Profiling::ScopedRegion region("fegpu::coloring::plan_blocks");
   const int npe = static_cast<int>(conn.extent(1));
-  FEGPU_CHECK(size > 0 && Coloring::share_row(size) * npe <= 65536,
-              "plan_blocks: a chunk's element-node pairs' places in scratch number 1 to 65536");
+  FEGPU_CHECK(size > 0 && size * npe <= 65536, "plan_blocks: a chunk's element-node pairs number 1 to 65536");
   Coloring::ChunkPlan plan;
   plan.size = size;
   plan.npe = npe;

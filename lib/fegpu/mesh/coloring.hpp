@@ -39,7 +39,7 @@ struct Coloring {
   ///
   /// GPU builds: a chunk of `size` consecutive positions a team of threads (plan_blocks). Its
   /// elements keep their shares in the team's scratch memory, share (component, local node a,
-  /// place t in the chunk) at (component * npe + a) * row + t (row: share_row(size)); then a thread a node of the chunk
+  /// place t in the chunk) at (component * npe + a) * size + t; then a thread a node of the chunk
   /// sums the node's shares in a fixed order and adds the sum to the node atomically, once. Chunk
   /// c's nodes, each once and ascending, are nodes.indices[nodes.offsets(c) + k]; node k's shares
   /// are share(lo * npe + j), j from first(nodes.offsets(c) + k) to the next node's first (the
@@ -56,10 +56,6 @@ struct Coloring {
     Crs nodes;                // (chunk) -> its nodes
     DeviceView<uint16_t *> first, share;
   };
-  /// The scratch row of one (component, local node) of a chunk: size + 1, odd, so that the shares
-  /// a warp's node sums read at once, often of one element at different local nodes, fall in
-  /// different banks of the scratch (with a row of `size` they all share the place t's bank).
-  KOKKOS_INLINE_FUNCTION static constexpr Index share_row(Index size) { return size + 1; }
   ChunkPlan chunks;       ///< every element, at position = its id
   ChunkPlan sweep_chunks; ///< each sweep of a split colouring, at its positions in sweep_elems
   Index size(int c) const { return offsets_h[c + 1] - offsets_h[c]; }
