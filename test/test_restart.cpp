@@ -415,7 +415,7 @@ TEST_F(Restart, StoppedAtAnyTimeThenContinuedIsTheRunThatWentThrough) {
     } else {
       while (!fs::exists(out) && !(ended = waitpid(pid, &raw, WNOHANG) == pid))
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      ASSERT_FALSE(ended) << "the run ended before its output folder was seen";
+      ASSERT_FALSE(ended) << "the run ended before its output folder was seen: " << slurp(dir_ / "stderr");
     }
     kill(pid, sig);
     waitpid(pid, &raw, 0);
