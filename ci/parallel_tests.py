@@ -84,8 +84,10 @@ def main():
                     rc = subprocess.run(command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT,
                                         timeout=timeout).returncode
                     state = "Passed" if rc == 0 else f"Failed (exit {rc})"
-                    if rc == 0 and one_case and "[  PASSED  ] 1 test." not in open(log_of(name)).read():
-                        state = "Failed (its filter ran no test)"
+                    log.flush()
+                    with open(log_of(name), errors="replace") as ran:
+                        if rc == 0 and one_case and "[  PASSED  ] 1 test." not in ran.read():
+                            state = "Failed (its filter ran no test)"
                 except subprocess.TimeoutExpired:
                     state = f"Timeout ({timeout:.0f} s)"
             with lock:
