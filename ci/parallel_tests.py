@@ -84,7 +84,6 @@ def main():
                     rc = subprocess.run(command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT,
                                         timeout=timeout).returncode
                     state = "Passed" if rc == 0 else f"Failed (exit {rc})"
-                    log.flush()
                     with open(log_of(name), errors="replace") as ran:
                         text = ran.read()
                     if rc == 0 and one_case and "[  PASSED  ] 1 test." not in text:
@@ -108,10 +107,13 @@ def main():
     for n in failed:
         with open(log_of(n), errors="replace") as f:
             print(f"===== {n}: {results[n]}\n" + "".join(f.readlines()[-40:]))
-    print(f"{len(results) - len(failed)} of {len(results)} cases passed in {time.time() - start:.0f} s "
-          f"({jobs} at a time; logs in {logs})" + (f"; {len(skipped)} of them skipped: " + ", ".join(skipped)
-                                                   if skipped else "") +
-          ("; failed: " + ", ".join(failed) if failed else ""))
+    summary = f"{len(results) - len(failed)} of {len(results)} cases passed in {time.time() - start:.0f} s"
+    summary += f" ({jobs} at a time; logs in {logs})"
+    if skipped:
+        summary += f"; {len(skipped)} of them skipped: " + ", ".join(skipped)
+    if failed:
+        summary += "; failed: " + ", ".join(failed)
+    print(summary)
     return 1 if failed else 0
 
 
