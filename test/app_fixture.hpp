@@ -6,13 +6,17 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -49,6 +53,39 @@ protected:
     const int raw = std::system(cmd.c_str());
     Result r{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(dir_ / "stdout"), slurp(dir_ / "stderr")};
     return r;
+  }
+  /// Starts the program on dir_/input.yaml in the background, as `fegpu-kk input.yaml [flags]
+  /// --output-dir out`, its stdout and stderr into dir_/stdout and dir_/stderr; `child` runs in
+  /// the forked child first (a signal's disposition, a resource limit). The caller waits for it.
+  pid_t start(const fs::path &out, const std::vector<std::string> &flags = {},
+              const std::function<void()> &child = {}) const {
+    std::vector<std::string> args = {FEGPU_APP, (dir_ / "input.yaml").string()};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {"--output-dir", out.string()});
+    const pid_t pid = fork();
+    if (pid == 0) {
+      redirect_or_exit(dir_ / "stdout", stdout);
+      redirect_or_exit(dir_ / "stderr", stderr);
+      if (child) child();
+      std::vector<char *> argv;
+      for (auto &a : args)
+        argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(FEGPU_APP, argv.data());
+      _exit(127);
+    }
+    return pid;
+  }
+  /// SIGTERM to a started run once it is in its time loop (it has printed its time step), and its
+  /// raw wait status.
+  int terminate_when_stepping(pid_t pid) const {
+    for (int i = 0; i < 600 && slurp(dir_ / "stdout").find("time step") == std::string::npos; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    kill(pid, SIGTERM);
+    int raw = 0;
+    waitpid(pid, &raw, 0);
+    return raw;
   }
   static std::string slurp(const fs::path &p) {
     std::ifstream in(p);

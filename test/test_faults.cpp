@@ -136,13 +136,8 @@ TEST_F(App, SignalsDuringSetUpEndItAtOnceWritingNothing) {
   { std::ofstream(dir_ / "input.yaml") << replace(kGood, "nx: 10, ny: 2", "nx: 2000, ny: 2000"); }
   for (const int sig : {SIGTERM, SIGINT}) {
     const fs::path out = dir_ / ("never_" + std::to_string(sig));
-    const pid_t pid = fork();
+    const pid_t pid = start(out);
     ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      redirect_or_exit(dir_ / "stderr", stderr);
-      execl(FEGPU_APP, FEGPU_APP, (dir_ / "input.yaml").c_str(), "--output-dir", out.c_str(), nullptr);
-      _exit(127);
-    }
     std::this_thread::sleep_for(std::chrono::seconds(1));
     kill(pid, sig);
     int raw = 0;
@@ -181,21 +176,9 @@ TEST_F(App, SigtermStopsAfterAStepWithTheOutputWritten) {
   // A run of thousands of steps, stopped a moment after it starts: exit 143, one line saying so,
   // and the Exodus file readable with its last frame at the time the run reached.
   { std::ofstream(dir_ / "input.yaml") << replace(kGood, "end_time: 0.5", "end_time: 5000.0"); }
-  const pid_t pid = fork();
+  const pid_t pid = start(dir_ / "out");
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    redirect_or_exit(dir_ / "stdout", stdout);
-    redirect_or_exit(dir_ / "stderr", stderr);
-    execl(FEGPU_APP, FEGPU_APP, (dir_ / "input.yaml").c_str(), "--output-dir", (dir_ / "out").c_str(), nullptr);
-    _exit(127);
-  }
-  // Once the run prints its time step it is in the time loop.
-  for (int i = 0; i < 600 && slurp(dir_ / "stdout").find("time step") == std::string::npos; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  kill(pid, SIGTERM);
-  int raw = 0;
-  waitpid(pid, &raw, 0);
+  const int raw = terminate_when_stepping(pid);
   ASSERT_TRUE(WIFEXITED(raw));
   EXPECT_EQ(WEXITSTATUS(raw), 143);
   const std::string err = slurp(dir_ / "stderr");
@@ -239,17 +222,12 @@ TEST_F(App, AFailedWriteEndsTheRunWithTheFileAndTheReason) {
   // through the series, as a full disk fails with ENOSPC: exit 3, the file, the system's reason,
   // and what the file holds.
   { std::ofstream(dir_ / "input.yaml") << replace(kGood, "every_steps: 10", "every_steps: 1"); }
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    redirect_or_exit(dir_ / "stdout", stdout);
-    redirect_or_exit(dir_ / "stderr", stderr);
+  const pid_t pid = start(dir_ / "out", {}, [] {
     std::signal(SIGXFSZ, SIG_IGN);
     const rlimit limit{64 * 1024, 64 * 1024};
     setrlimit(RLIMIT_FSIZE, &limit);
-    execl(FEGPU_APP, FEGPU_APP, (dir_ / "input.yaml").c_str(), "--output-dir", (dir_ / "out").c_str(), nullptr);
-    _exit(127);
-  }
+  });
+  ASSERT_GE(pid, 0);
   int raw = 0;
   waitpid(pid, &raw, 0);
   ASSERT_TRUE(WIFEXITED(raw));

@@ -280,20 +280,9 @@ TEST_F(Restart, SigtermLeavesACheckpointThatARestartCompletes) {
       replace(replace(kGood, "end_time: 0.5", "end_time: 3000.0"), "output: {file: good.e, every_steps: 10}",
               "output: {file: good.e, every_time: 100.0, checkpoint: {every_time: 1000.0}}");
   { std::ofstream(dir_ / "input.yaml") << yaml; }
-  const pid_t pid = fork();
+  const pid_t pid = start(dir_ / "out");
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    redirect_or_exit(dir_ / "stdout", stdout);
-    redirect_or_exit(dir_ / "stderr", stderr);
-    execl(FEGPU_APP, FEGPU_APP, (dir_ / "input.yaml").c_str(), "--output-dir", (dir_ / "out").c_str(), nullptr);
-    _exit(127);
-  }
-  for (int i = 0; i < 600 && slurp(dir_ / "stdout").find("time step") == std::string::npos; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  kill(pid, SIGTERM);
-  int raw = 0;
-  waitpid(pid, &raw, 0);
+  const int raw = terminate_when_stepping(pid);
   ASSERT_TRUE(WIFEXITED(raw));
   ASSERT_EQ(WEXITSTATUS(raw), 143);
   const std::string err = slurp(dir_ / "stderr");
@@ -400,14 +389,8 @@ TEST_F(Restart, StoppedAtAnyTimeThenContinuedIsTheRunThatWentThrough) {
     SCOPED_TRACE("trial " + std::to_string(trial) + ": signal " + std::to_string(sig) + " after " +
                  (at < 0 ? std::string("its output began") : std::to_string(at) + " s of " + std::to_string(life)));
     const fs::path out = dir_ / ("stopped_" + std::to_string(trial));
-    const pid_t pid = fork();
+    const pid_t pid = start(out, {"--quiet"});
     ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      redirect_or_exit(dir_ / "stderr", stderr);
-      redirect_or_exit("/dev/null", stdout);
-      execl(FEGPU_APP, FEGPU_APP, (dir_ / "input.yaml").c_str(), "--quiet", "--output-dir", out.c_str(), nullptr);
-      _exit(127);
-    }
     int raw = 0;
     bool ended = false;
     if (at >= 0) {
