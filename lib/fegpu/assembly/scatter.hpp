@@ -168,9 +168,8 @@ void scatter_blocks(const std::string &label, const Coloring::ChunkPlan &plan, c
       Kokkos::Experimental::WorkItemProperty::HintLightWeight);
   // A kernel held to a register bound (min_teams: TET10's force) runs a thread an element, the team
   // being its chunk on a GPU, and reads the chunk's plan offsets after its elements, so that no
-  // loop counter or offset stays live through the element's arithmetic (ptxas: the straight
-  // TET10's spill 156/164 -> 140/132 bytes; 1.95 -> 1.89-1.90 ms a step at 10.1M on an H200). An
-  // unbounded kernel keeps the loop and the early offsets: TET4 took 0.469 -> 0.495 ms in that form
+  // loop counter or offset stays live through the element's arithmetic (it spills less). An
+  // unbounded kernel keeps the loop and reads the offsets first, which TET4 measured faster
   // (docs/performance.md, "A thread an element").
   constexpr bool lean = min_teams > 0 && !std::is_same_v<MemSpace, Kokkos::HostSpace>;
   Kokkos::parallel_for(
@@ -185,11 +184,12 @@ void scatter_blocks(const std::string &label, const Coloring::ChunkPlan &plan, c
         const auto element = [&](Index p) {
           kernel(listed ? elems(p) : p, ShareStore<npe>{shares.data(), size, p - lo});
         };
-        if (!lean) read_plan();
-        if (!lean)
+        if (!lean) {
+          read_plan();
           Kokkos::parallel_for(Kokkos::TeamThreadRange(t, lo, hi), element);
-        else if (lo + t.team_rank() < hi)
+        } else if (lo + t.team_rank() < hi) {
           element(lo + t.team_rank());
+        }
         t.team_barrier();
         if (lean) read_plan();
         const std::size_t base = std::size_t(lo) * npe;
